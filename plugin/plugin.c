@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * libvfabric.so: the OpenSM event plugin (opensm.conf: event_plugin_name
+ * vfabric).  OpenSM dlopen()s "libvfabric.so", checks that our
+ * osm_version string equals its own, and calls create() after the SA is
+ * initialised and before routing engines are set up, so this is where our
+ * engines are registered.
+ */
+#include <opensm/osm_config.h>
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_version.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/plugin.h"
+#include "routing/log.h"
+
+/* Overridden only by the test build that checks a version mismatch. */
+#ifndef VF_OSM_VERSION
+#define VF_OSM_VERSION OSM_VERSION
+#endif
+
+static void log_to_osm(void *ctx, enum vf_log_level level, const char *msg)
+{
+	osm_log_t *log = ctx;
+
+	switch (level) {
+	case VF_LOG_ERROR:
+		osm_log(log, OSM_LOG_ERROR, "vfabric: %s\n", msg);
+		break;
+	case VF_LOG_WARN:
+		/* OpenSM has no warning level; INFO is on by default */
+		osm_log(log, OSM_LOG_INFO, "vfabric: warning: %s\n", msg);
+		break;
+	case VF_LOG_INFO:
+		osm_log(log, OSM_LOG_INFO, "vfabric: %s\n", msg);
+		break;
+	default:
+		osm_log(log, OSM_LOG_DEBUG, "vfabric: %s\n", msg);
+		break;
+	}
+}
+
+/*
+ * The version string can match while the layout does not (headers of
+ * another build): check two fields whose values we know before trusting
+ * any offset.
+ */
+static bool abi_looks_right(osm_opensm_t *osm)
+{
+	const char *name = osm->subn.opt.event_plugin_name;
+
+	return osm->subn.p_osm == osm && name && strstr(name, "vfabric");
+}
+
+static void *vf_create(osm_opensm_t *osm)
+{
+	struct vf_plugin *p;
+
+	if (!abi_looks_right(osm)) {
+		osm_log(&osm->log, OSM_LOG_ERROR,
+			"vfabric: ERR VF0101: OpenSM's structures do not match the headers this plugin was built with (%s); not loading. Rebuild the plugin against this OpenSM's libopensm-dev.\n",
+			VF_OSM_VERSION);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->osm = osm;
+	vf_log_set_sink(log_to_osm, &osm->log);
+	vf_options_default(&p->opts);
+	vf_options_parse(&p->opts, osm->subn.opt.event_plugin_options);
+	vf_log_set_level(p->opts.log_level);
+	vf_log(VF_LOG_INFO, "opensm-vfabric " PACKAGE_VERSION
+	       " loaded into %s (options: %s)", VF_OSM_VERSION,
+	       osm->subn.opt.event_plugin_options ?
+	       osm->subn.opt.event_plugin_options : "none");
+	if (vf_engines_register(p)) {
+		vf_log_set_sink(NULL, NULL);
+		free(p->engines);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void vf_delete(void *data)
+{
+	struct vf_plugin *p = data;
+
+	vf_log(VF_LOG_INFO, "unloading");
+	vf_log_set_sink(NULL, NULL);
+	free(p->engines);
+	free(p);
+}
+
+static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
+{
+	struct vf_plugin *p = data;
+	const struct osm_routing_engine *re;
+
+	/* never take osm->lock here: report() may run with it held */
+	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
+		return;
+	re = p->osm->routing_engine_used;
+	vf_log(VF_LOG_INFO, "unicast routing done by engine '%s'",
+	       re && re->name ? re->name : "unknown");
+}
+
+osm_event_plugin_t osm_event_plugin = {
+	.osm_version = VF_OSM_VERSION,
+	.create = vf_create,
+	.delete = vf_delete,
+	.report = vf_report,
+};

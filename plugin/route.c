@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * Our engines as OpenSM external routing engines.
+ *
+ * ucast_build_fwd_tables runs in the sweeper thread with osm->lock held
+ * exclusively: it must not take the lock, and the SA waits while it runs.
+ * It builds the fabric model, routes, checks the result and writes each
+ * switch's new_lft.  build_lid_matrices is left NULL on purpose: OpenSM's
+ * own min-hop matrices are what its multicast tree builder needs.
+ */
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_switch.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "plugin/plugin.h"
+#include "routing/log.h"
+#include "routing/routecheck.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Switch number of the switch with this GUID, or VF_NONE. */
+static uint32_t find_switch(const struct vf_fabric *f, uint64_t guid)
+{
+	for (uint32_t s = 0; s < f->num_switches; s++)
+		if (f->nodes[f->switches[s]].guid == guid)
+			return s;
+	return VF_NONE;
+}
+
+/* Copy our tables into OpenSM's new_lft of every switch. */
+static unsigned write_new_lfts(osm_subn_t *subn, const struct vf_fabric *f,
+			       const struct vf_lfts *t)
+{
+	unsigned written = 0;
+	cl_map_item_t *item;
+
+	for (item = cl_qmap_head(&subn->sw_guid_tbl);
+	     item != cl_qmap_end(&subn->sw_guid_tbl);
+	     item = cl_qmap_next(item)) {
+		osm_switch_t *sw = (osm_switch_t *)item;
+		uint64_t guid = cl_ntoh64(osm_node_get_node_guid(sw->p_node));
+		uint32_t s = find_switch(f, guid);
+		unsigned max = sw->max_lid_ho;
+		const uint8_t *row;
+
+		if (s == VF_NONE) {
+			vf_log(VF_LOG_ERROR,
+			       "ERR VF0105: switch 0x%016llx is not in the fabric model; its LFT is left empty",
+			       (unsigned long long)guid);
+			continue;
+		}
+		row = vf_lft_row(t, s);
+		if (max > t->max_lid)
+			max = t->max_lid;
+		if (max >= sw->lft_size)
+			max = sw->lft_size - 1;
+		for (unsigned lid = 1; lid <= max; lid++)
+			sw->new_lft[lid] = row[lid];
+		written++;
+	}
+	return written;
+}
+
+static void log_check(const struct vf_engine_ctx *ec,
+		      const struct vf_fabric *f, const struct vf_lfts *t)
+{
+	struct vf_route_report r;
+
+	if (vf_route_check(f, t, &r)) {
+		vf_log(VF_LOG_ERROR, "ERR VF0106: %s: route check ran out of memory",
+		       ec->engine->name);
+		return;
+	}
+	vf_log(vf_route_report_ok(&r) ? VF_LOG_INFO : VF_LOG_ERROR,
+	       "%s%s check: unreachable %llu/%llu CA pairs, %llu/%llu switch pairs; max stretch %u; credit loops %s; all-to-all link load max %llu avg %.1f max/avg %.2f",
+	       vf_route_report_ok(&r) ? "" : "ERR VF0107: ",
+	       ec->engine->name,
+	       (unsigned long long)r.ca_unreachable,
+	       (unsigned long long)r.ca_pairs,
+	       (unsigned long long)r.sw_unreachable,
+	       (unsigned long long)r.sw_pairs, r.max_stretch,
+	       r.credit_loop ? "FOUND" : "none",
+	       (unsigned long long)r.load_max, r.load_avg,
+	       r.load_max_over_avg);
+	if (r.credit_loop)
+		vf_log(VF_LOG_ERROR, "ERR VF0108: %s: credit loop: %s",
+		       ec->engine->name, r.cycle);
+	for (unsigned i = 0; i < r.num_examples; i++)
+		vf_log(VF_LOG_ERROR, "ERR VF0109: %s: %s", ec->engine->name,
+		       r.examples[i]);
+}
+
+static int build_fwd_tables(void *context)
+{
+	struct vf_engine_ctx *ec = context;
+	osm_subn_t *subn = &ec->plugin->osm->subn;
+	struct vf_route_opts opts = { 0 };
+	struct vf_lfts t = { 0 };
+	struct vf_fabric *f;
+	double t0 = now_ms(), t1;
+	unsigned written;
+	int rc;
+
+	f = vf_fabric_from_subnet(subn);
+	if (!f)
+		return -1;
+	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
+	if (!rc)
+		rc = ec->engine->route(f, &opts, &t);
+	if (rc) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0110: %s cannot route this fabric (%d); OpenSM falls back to the next engine",
+		       ec->engine->name, rc);
+		goto out_free;
+	}
+	t1 = now_ms();
+	written = write_new_lfts(subn, f, &t);
+	ec->runs++;
+	vf_log(VF_LOG_INFO,
+	       "%s routed %u switches, %u LIDs (max LID %u) in %.2f ms (run %u)",
+	       ec->engine->name, written, f->max_lid, f->max_lid, t1 - t0,
+	       ec->runs);
+	if (ec->plugin->opts.check_routes)
+		log_check(ec, f, &t);
+out_free:
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+	return rc ? -1 : 0;
+}
+
+static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
+{
+	struct vf_engine_ctx *ec = re->context;
+
+	re->ucast_build_fwd_tables = build_fwd_tables;
+	vf_log(VF_LOG_INFO, "routing engine %s selected (%s)",
+	       ec->engine->name, ec->engine->summary);
+	return 0;
+}
+
+/*
+ * Returns -EEXIST only when nothing was registered: once OpenSM holds a
+ * pointer to our context, create() must not fail (the library would be
+ * unloaded under it).
+ */
+int vf_engines_register(struct vf_plugin *p)
+{
+	unsigned done = 0;
+
+	p->engines = calloc(vf_num_engines, sizeof(*p->engines));
+	if (!p->engines)
+		return -ENOMEM;
+	for (unsigned i = 0; i < vf_num_engines; i++) {
+		external_routing_engine_module_t m = {
+			.name = vf_engines[i].name,
+			.setup = engine_setup,
+		};
+		cl_status_t st;
+
+		p->engines[i].plugin = p;
+		p->engines[i].engine = &vf_engines[i];
+		st = osm_register_external_routing_engine(p->osm, &m,
+							  &p->engines[i]);
+		if (st != CL_SUCCESS) {
+			vf_log(VF_LOG_ERROR,
+			       "ERR VF0111: cannot register routing engine %s (%s)",
+			       vf_engines[i].name, CL_STATUS_MSG(st));
+			continue;
+		}
+		done++;
+	}
+	return done ? 0 : -EEXIST;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * OpenSM subnet -> fabric model.  The one place that walks complib maps;
+ * everything downstream reads the compact model.
+ */
+#include <opensm/osm_config.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_port.h>
+#include <opensm/osm_subnet.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plugin/plugin.h"
+#include "routing/log.h"
+
+struct guid_index {
+	uint64_t guid;
+	uint32_t node;
+};
+
+static int cmp_guid(const void *a, const void *b)
+{
+	const struct guid_index *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+static uint32_t lookup(const struct guid_index *idx, uint32_t n, uint64_t guid)
+{
+	struct guid_index key = { .guid = guid };
+	const struct guid_index *hit = bsearch(&key, idx, n, sizeof(*idx),
+					       cmp_guid);
+
+	return hit ? hit->node : VF_NONE;
+}
+
+/* IBA LinkWidthActive bit -> lanes. */
+static uint8_t width_lanes(uint8_t active)
+{
+	switch (active) {
+	case 1: return 1;
+	case 2: return 4;
+	case 4: return 8;
+	case 8: return 12;
+	case 16: return 2;
+	default: return 0;
+	}
+}
+
+static uint8_t port_speed(const ib_port_info_t *pi)
+{
+	switch (ib_port_info_get_link_speed_ext_active(pi)) {
+	case 1: return VF_SPEED_FDR;
+	case 2: return VF_SPEED_EDR;
+	case 4: return VF_SPEED_HDR;
+	default: break;
+	}
+	switch (ib_port_info_get_link_speed_active(pi)) {
+	case 1: return VF_SPEED_SDR;
+	case 2: return VF_SPEED_DDR;
+	case 4: return VF_SPEED_QDR;
+	default: return VF_SPEED_UNKNOWN;
+	}
+}
+
+static uint32_t add_node(struct vf_fabric *f, osm_node_t *node)
+{
+	uint8_t type = osm_node_get_type(node);
+	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
+	unsigned nports = osm_node_get_num_physp(node) - 1;
+	char name[24];
+
+	snprintf(name, sizeof(name), "%s-%016llx",
+		 type == IB_NODE_TYPE_SWITCH ? "S" : "H",
+		 (unsigned long long)guid);
+	return vf_fabric_add_node(f, type, guid,
+				  cl_ntoh64(node->node_info.sys_guid), nports,
+				  name, node->print_desc);
+}
+
+/* Copy each port's GUID, LID, LMC, width and speed. */
+static void fill_ports(struct vf_fabric *f, uint32_t n, osm_node_t *node)
+{
+	bool sw = osm_node_get_type(node) == IB_NODE_TYPE_SWITCH;
+
+	for (unsigned i = 0; i <= f->nodes[n].num_ports; i++) {
+		osm_physp_t *physp = osm_node_get_physp_ptr(node, i);
+		struct vf_port *p = vf_node_port(f, &f->nodes[n], i);
+
+		if (!physp)
+			continue;
+		p->guid = cl_ntoh64(osm_physp_get_port_guid(physp));
+		if (sw ? i == 0 : i > 0) {
+			p->base_lid = cl_ntoh16(osm_physp_get_base_lid(physp));
+			p->lmc = osm_physp_get_lmc(physp);
+		}
+		if (i == 0)
+			continue;
+		p->width = width_lanes(physp->port_info.link_width_active);
+		p->speed = port_speed(&physp->port_info);
+		p->healthy = osm_link_is_healthy(physp);
+	}
+}
+
+/* Link each cable once, from the side with the lower (node, port). */
+static int link_ports(struct vf_fabric *f, const struct guid_index *idx,
+		      uint32_t nidx, uint32_t n, osm_node_t *node)
+{
+	for (unsigned i = 1; i <= f->nodes[n].num_ports; i++) {
+		osm_physp_t *physp = osm_node_get_physp_ptr(node, i);
+		osm_physp_t *rem;
+		uint32_t rn;
+		unsigned rp;
+
+		if (!physp || !(rem = osm_physp_get_remote(physp)))
+			continue;
+		rn = lookup(idx, nidx, cl_ntoh64(osm_node_get_node_guid(
+						     osm_physp_get_node_ptr(rem))));
+		rp = osm_physp_get_port_num(rem);
+		if (rn == VF_NONE || rn < n || (rn == n && rp <= i))
+			continue;
+		if (vf_fabric_link(f, vf_fabric_port(f, n, i),
+				   vf_fabric_port(f, rn, rp)))
+			return -1;
+	}
+	return 0;
+}
+
+struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn)
+{
+	cl_qmap_t *tbl = &subn->node_guid_tbl;
+	uint32_t count = cl_qmap_count(tbl), n = 0;
+	struct guid_index *idx = calloc(count ? count : 1, sizeof(*idx));
+	osm_node_t **osm_nodes = calloc(count ? count : 1, sizeof(*osm_nodes));
+	struct vf_fabric *f = vf_fabric_create();
+	cl_map_item_t *item;
+
+	if (!idx || !osm_nodes || !f)
+		goto out_fail;
+	for (item = cl_qmap_head(tbl); item != cl_qmap_end(tbl);
+	     item = cl_qmap_next(item)) {
+		osm_node_t *node = (osm_node_t *)item;
+		uint32_t i;
+
+		if (!node->discovery_count)
+			continue;
+		i = add_node(f, node);
+		if (i == VF_NONE)
+			goto out_fail;
+		fill_ports(f, i, node);
+		osm_nodes[n] = node;
+		idx[n].guid = f->nodes[i].guid;
+		idx[n].node = i;
+		n++;
+	}
+	qsort(idx, n, sizeof(*idx), cmp_guid);
+	for (uint32_t i = 0; i < n; i++)
+		if (link_ports(f, idx, n, i, osm_nodes[i]))
+			goto out_fail;
+	if (vf_fabric_finalize(f))
+		goto out_fail;
+	free(idx);
+	free(osm_nodes);
+	return f;
+
+out_fail:
+	vf_log(VF_LOG_ERROR,
+	       "ERR VF0104: cannot build the fabric model from the subnet (%u nodes)",
+	       count);
+	vf_fabric_destroy(f);
+	free(idx);
+	free(osm_nodes);
+	return NULL;
+}

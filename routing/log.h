@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Logging and error reporting for the OpenSM-free libraries.
+ *
+ * vf_log() goes to one process-wide sink: stderr by default, OpenSM's log
+ * (with the "vfabric:" prefix) once the plugin installs its sink.  Messages
+ * that are errors start with a grep-able code, "ERR VFxxyy: ", where xx names
+ * the module (01 plugin, 02 fabric model, 03 net files, 04 LFT dumps,
+ * 05 route checks, 06 engines, 07 CLI) and yy the message.
+ *
+ * Parsers do not log: they return a negative errno and fill a struct vf_err
+ * with "file:line: what went wrong", so the CLI, the plugin and the tests
+ * can each show it their own way.
+ */
+#ifndef VF_LOG_H
+#define VF_LOG_H
+
+enum vf_log_level {
+	VF_LOG_ERROR,
+	VF_LOG_WARN,
+	VF_LOG_INFO,
+	VF_LOG_DEBUG,
+};
+
+typedef void (*vf_log_sink)(void *ctx, enum vf_log_level level,
+			    const char *msg);
+
+/* Install a sink (NULL restores stderr) and the most verbose level shown. */
+void vf_log_set_sink(vf_log_sink sink, void *ctx);
+void vf_log_set_level(enum vf_log_level max_level);
+void vf_log(enum vf_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+struct vf_err {
+	char msg[512];
+};
+
+/* Format msg into err (which may be NULL); returns -EINVAL for chaining. */
+int vf_err_set(struct vf_err *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* VF_LOG_H */

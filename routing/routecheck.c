@@ -1,0 +1,946 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * Route checks: reachability, hop stretch, credit loops and all-to-all link
+ * load of a set of LFTs.  See routecheck.h.
+ *
+ * The work is done one destination LID at a time, so memory stays
+ * O(switches + channels) however many LIDs there are:
+ *
+ *  1. every switch's LFT entry for the LID is classified once (on to another
+ *     switch, delivered, or dropped and why);
+ *  2. walks are resolved with memoization: a walk stops at the first switch
+ *     whose outcome is known and the path is unwound, so each switch is
+ *     visited once per LID however many sources enter it;
+ *  3. pairs are tallied per switch (the switch itself plus the CA ports that
+ *     enter the fabric there) against BFS distances, computed once per
+ *     destination switch because LIDs are processed grouped by it;
+ *  4. the forwarding tree gives the channel dependencies and, for CA base
+ *     LIDs, the all-to-all flow on each link.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "routecheck.h"
+
+/*
+ * Outcome of one LFT entry (classify) and of a whole walk (resolve): >= 0 is
+ * the number of switch-to-switch hops still to go; negative values say why
+ * the packet never arrives, or are walk bookkeeping.
+ */
+enum {
+	RC_FORWARD = -1,	/* on to another switch: not resolved yet */
+	RC_ON_PATH = -2,	/* on the walk being resolved */
+	RC_NO_ROUTE = -3,	/* LFT entry VF_NO_PORT */
+	RC_BAD_PORT = -4,	/* LFT names a port the switch lacks */
+	RC_LINK_DOWN = -5,	/* port not linked, or the link is unhealthy */
+	RC_WRONG_CA = -6,	/* delivered to an end port without the LID */
+	RC_WRONG_SW = -7,	/* port 0 on a switch without the LID */
+	RC_LOOP = -8,		/* the walk revisits a switch */
+};
+
+/* pnext[] of switch ports that do not lead on to a switch */
+#define PN_DOWN VF_NONE
+#define PN_END (VF_NONE - 1)
+
+enum { WHITE, GREY, BLACK };	/* DFS colours */
+
+struct rc_ctx {
+	const struct vf_fabric *f;
+	const struct vf_lfts *t;
+	struct vf_route_report *r;
+	uint32_t nsw;
+
+	/* topology, built once */
+	uint32_t *pnext;	/* switch port -> peer switch, PN_DOWN, PN_END */
+	uint32_t *ca_at;	/* switch -> CA source ports entering there */
+	uint32_t *dead;		/* CA source ports on an unusable link */
+	uint32_t num_dead;
+	uint32_t *b2b;		/* CA source ports linked to another end port */
+	uint32_t num_b2b;
+	uint32_t *adj_off;	/* switch neighbours over usable links (CSR) */
+	uint32_t *adj;
+
+	/* channels: directed usable inter-switch links */
+	uint32_t nchan;
+	uint32_t *port_chan;	/* port index -> channel, VF_NONE */
+	uint32_t *chan_port;	/* channel -> out port index on its tail */
+	uint8_t *chan_num;	/* channel -> out port number */
+	uint64_t *dep_off;	/* channel -> first bit of its dependency row */
+	uint64_t *deps;		/* row bit q: next channel leaves the head by q */
+	uint8_t *chan_used;
+	uint64_t *load;
+
+	/* per destination LID */
+	int32_t *res;		/* outcome per switch */
+	uint32_t *nxt;		/* next switch where res was RC_FORWARD */
+	uint32_t *chan;		/* channel taken there, else VF_NONE */
+	uint32_t *scratch;	/* walk stack, BFS queue, flow order */
+	int32_t *dist;		/* BFS hops to the destination switch, -1 */
+	uint64_t *flow;
+	uint32_t *bucket;	/* counting sort of switches by hops */
+};
+
+/* A bounded string builder that remembers when text was cut. */
+struct sbuf {
+	char *s;
+	size_t size, len;
+	bool cut;
+};
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->len + 1 >= b->size) {
+		b->cut = true;
+		return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, b->size - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	b->len += (size_t)n;
+	if (b->len >= b->size) {
+		b->len = b->size - 1;
+		b->cut = true;
+	}
+}
+
+/* End a cut string with "..." so nobody mistakes it for the whole. */
+static void sb_mark_cut(struct sbuf *b)
+{
+	if (b->cut && b->size > 4)
+		memcpy(b->s + b->size - 4, "...", 4);
+}
+
+/* calloc that does not fail on empty fabrics */
+static void *zalloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static const struct vf_node *sw_node(const struct rc_ctx *c, uint32_t s)
+{
+	return &c->f->nodes[c->f->switches[s]];
+}
+
+static const char *sw_desc(const struct rc_ctx *c, uint32_t s)
+{
+	return vf_node_desc(c->f, sw_node(c, s));
+}
+
+/* The switch a port belongs to or enters the fabric at, else VF_NONE. */
+static uint32_t port_switch(const struct rc_ctx *c, uint32_t port)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_port *p = &f->ports[port], *peer;
+
+	if (vf_is_switch(&f->nodes[p->node]))
+		return f->nodes[p->node].sw;
+	peer = vf_usable_peer(f, p);
+	if (peer && vf_is_switch(&f->nodes[peer->node]))
+		return f->nodes[peer->node].sw;
+	return VF_NONE;
+}
+
+static void ctx_free(struct rc_ctx *c)
+{
+	free(c->pnext);
+	free(c->ca_at);
+	free(c->dead);
+	free(c->b2b);
+	free(c->adj_off);
+	free(c->adj);
+	free(c->port_chan);
+	free(c->chan_port);
+	free(c->chan_num);
+	free(c->dep_off);
+	free(c->deps);
+	free(c->chan_used);
+	free(c->load);
+	free(c->res);
+	free(c->nxt);
+	free(c->chan);
+	free(c->scratch);
+	free(c->dist);
+	free(c->flow);
+	free(c->bucket);
+}
+
+/* Switch port: where it leads.  End port: which kind of source it is. */
+static void sort_port(struct rc_ctx *c, uint32_t i)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_port *p = &f->ports[i];
+	const struct vf_port *peer = vf_usable_peer(f, p);
+	const struct vf_node *pn = peer ? &f->nodes[peer->node] : NULL;
+
+	c->port_chan[i] = VF_NONE;
+	if (vf_is_switch(&f->nodes[p->node])) {
+		c->pnext[i] = !pn ? PN_DOWN : vf_is_switch(pn) ? pn->sw :
+			PN_END;
+		if (pn && vf_is_switch(pn))
+			c->port_chan[i] = c->nchan++;
+		return;
+	}
+	c->pnext[i] = PN_DOWN;
+	if (p->num == 0 || p->remote == VF_NONE)
+		return;
+	if (!pn)
+		c->dead[c->num_dead++] = i;
+	else if (vf_is_switch(pn))
+		c->ca_at[pn->sw]++;
+	else
+		c->b2b[c->num_b2b++] = i;
+}
+
+static int setup_ports(struct rc_ctx *c)
+{
+	uint32_t np = c->f->num_ports;
+
+	c->pnext = zalloc(np, sizeof(*c->pnext));
+	c->port_chan = zalloc(np, sizeof(*c->port_chan));
+	c->dead = zalloc(np, sizeof(*c->dead));
+	c->b2b = zalloc(np, sizeof(*c->b2b));
+	c->ca_at = zalloc(c->nsw, sizeof(*c->ca_at));
+	if (!c->pnext || !c->port_chan || !c->dead || !c->b2b || !c->ca_at)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < np; i++)
+		sort_port(c, i);
+	return 0;
+}
+
+/* Each channel's dependency row has one bit per port of its head switch. */
+static int setup_channels(struct rc_ctx *c)
+{
+	const struct vf_fabric *f = c->f;
+	uint64_t bits = 0;
+
+	c->chan_port = zalloc(c->nchan, sizeof(*c->chan_port));
+	c->chan_num = zalloc(c->nchan, sizeof(*c->chan_num));
+	c->dep_off = zalloc(c->nchan, sizeof(*c->dep_off));
+	c->chan_used = zalloc(c->nchan, sizeof(*c->chan_used));
+	c->load = zalloc(c->nchan, sizeof(*c->load));
+	if (!c->chan_port || !c->chan_num || !c->dep_off || !c->chan_used ||
+	    !c->load)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < f->num_ports; i++) {
+		uint32_t k = c->port_chan[i];
+
+		if (k == VF_NONE)
+			continue;
+		c->chan_port[k] = i;
+		c->chan_num[k] = f->ports[i].num;
+		c->dep_off[k] = bits;
+		bits += sw_node(c, c->pnext[i])->num_ports + 1u;
+	}
+	c->deps = zalloc(bits / 64 + 1, sizeof(*c->deps));
+	return c->deps ? 0 : -ENOMEM;
+}
+
+/* Neighbour lists for the BFS, parallel cables folded into one entry. */
+static int setup_adjacency(struct rc_ctx *c)
+{
+	uint32_t *mark = zalloc(c->nsw, sizeof(*mark)), n = 0;
+
+	c->adj_off = zalloc(c->nsw + 1, sizeof(*c->adj_off));
+	c->adj = zalloc(c->nchan, sizeof(*c->adj));
+	if (!mark || !c->adj_off || !c->adj) {
+		free(mark);
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < c->nsw; s++)
+		mark[s] = VF_NONE;
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		const struct vf_node *node = sw_node(c, s);
+
+		c->adj_off[s] = n;
+		for (unsigned k = 1; k <= node->num_ports; k++) {
+			uint32_t v = c->pnext[node->first_port + k];
+
+			if (v >= c->nsw || mark[v] == s)
+				continue;
+			mark[v] = s;
+			c->adj[n++] = v;
+		}
+	}
+	c->adj_off[c->nsw] = n;
+	free(mark);
+	return 0;
+}
+
+static int setup_per_lid(struct rc_ctx *c)
+{
+	uint32_t n = c->nsw;
+
+	c->res = zalloc(n, sizeof(*c->res));
+	c->nxt = zalloc(n, sizeof(*c->nxt));
+	c->chan = zalloc(n, sizeof(*c->chan));
+	c->scratch = zalloc(n, sizeof(*c->scratch));
+	c->dist = zalloc(n, sizeof(*c->dist));
+	c->flow = zalloc(n, sizeof(*c->flow));
+	c->bucket = zalloc(n, sizeof(*c->bucket));
+	if (!c->res || !c->nxt || !c->chan || !c->scratch || !c->dist ||
+	    !c->flow || !c->bucket)
+		return -ENOMEM;
+	return 0;
+}
+
+static void bfs(struct rc_ctx *c, uint32_t root)
+{
+	uint32_t *q = c->scratch, head = 0, tail = 0;
+
+	for (uint32_t s = 0; s < c->nsw; s++)
+		c->dist[s] = -1;
+	c->dist[root] = 0;
+	q[tail++] = root;
+	while (head < tail) {
+		uint32_t u = q[head++];
+
+		for (uint32_t i = c->adj_off[u]; i < c->adj_off[u + 1]; i++) {
+			uint32_t v = c->adj[i];
+
+			if (c->dist[v] >= 0)
+				continue;
+			c->dist[v] = c->dist[u] + 1;
+			q[tail++] = v;
+		}
+	}
+}
+
+/* What switch s does with a packet for lid; *port is the port index used. */
+static int32_t classify(const struct rc_ctx *c, uint32_t s, unsigned lid,
+			uint32_t *next, uint32_t *port)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_node *n = sw_node(c, s);
+	unsigned p = vf_lft_row(c->t, s)[lid];
+	uint32_t pi = n->first_port + p, to;
+
+	if (p == 0)
+		return f->lid_port[lid] == n->first_port ? 0 : RC_WRONG_SW;
+	if (p == VF_NO_PORT)
+		return RC_NO_ROUTE;
+	if (p > n->num_ports)
+		return RC_BAD_PORT;
+	to = c->pnext[pi];
+	if (to == PN_DOWN)
+		return RC_LINK_DOWN;
+	if (to == PN_END)
+		return f->lid_port[lid] == f->ports[pi].remote ? 0 :
+			RC_WRONG_CA;
+	*next = to;
+	*port = pi;
+	return RC_FORWARD;
+}
+
+static void classify_all(struct rc_ctx *c, unsigned lid)
+{
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		uint32_t port = VF_NONE;
+
+		c->nxt[s] = VF_NONE;
+		c->res[s] = classify(c, s, lid, &c->nxt[s], &port);
+		c->chan[s] = port == VF_NONE ? VF_NONE : c->port_chan[port];
+	}
+}
+
+/*
+ * Follow s until a switch with a known outcome (or one on this very walk:
+ * a loop), then hand the outcome back along the path, one hop per switch.
+ */
+static void resolve_from(struct rc_ctx *c, uint32_t s)
+{
+	uint32_t n = 0, cur = s;
+	int32_t out;
+
+	while (c->res[cur] == RC_FORWARD) {
+		c->res[cur] = RC_ON_PATH;
+		c->scratch[n++] = cur;
+		cur = c->nxt[cur];
+	}
+	out = c->res[cur] == RC_ON_PATH ? RC_LOOP : c->res[cur];
+	while (n--) {
+		if (out >= 0)
+			out++;
+		c->res[c->scratch[n]] = out;
+	}
+}
+
+static void resolve_all(struct rc_ctx *c)
+{
+	for (uint32_t s = 0; s < c->nsw; s++)
+		if (c->res[s] == RC_FORWARD)
+			resolve_from(c, s);
+}
+
+static uint32_t walk_steps(const struct rc_ctx *c, uint32_t s, unsigned lid,
+			   uint32_t steps)
+{
+	uint32_t port;
+
+	while (steps--)
+		classify(c, s, lid, &s, &port);
+	return s;
+}
+
+/*
+ * x is on the loop the walk from s ends in.  Name the loop from the switch
+ * where the walk enters it: a pointer one loop length ahead of another
+ * meets it exactly there.
+ */
+static void describe_loop(const struct rc_ctx *c, uint32_t s, uint32_t x,
+			  unsigned lid, struct sbuf *b)
+{
+	uint32_t len = 1, ahead, cur;
+
+	for (cur = walk_steps(c, x, lid, 1); cur != x; len++)
+		cur = walk_steps(c, cur, lid, 1);
+	ahead = walk_steps(c, s, lid, len);
+	for (cur = s; cur != ahead; ahead = walk_steps(c, ahead, lid, 1))
+		cur = walk_steps(c, cur, lid, 1);
+	x = cur;
+	sb_printf(b, "loop %s", sw_desc(c, x));
+	do {
+		cur = walk_steps(c, cur, lid, 1);
+		sb_printf(b, " -> %s", sw_desc(c, cur));
+	} while (cur != x && !b->cut);
+}
+
+/* Why the packet ends at switch s with outcome rc. */
+static void describe_end(const struct rc_ctx *c, uint32_t s, unsigned lid,
+			 int32_t rc, struct sbuf *b)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_node *n = sw_node(c, s);
+	unsigned p = vf_lft_row(c->t, s)[lid];
+	const struct vf_port *port = vf_node_port(f, n, p <= n->num_ports ?
+						   p : 0);
+	const char *name = sw_desc(c, s);
+
+	switch (rc) {
+	case RC_NO_ROUTE:
+		sb_printf(b, "no route at %s", name);
+		break;
+	case RC_BAD_PORT:
+		sb_printf(b, "%s has no port %u", name, p);
+		break;
+	case RC_LINK_DOWN:
+		sb_printf(b, "drop at %s port %u (%s)", name, p,
+			  port->remote == VF_NONE ? "not linked" :
+			  "link down");
+		break;
+	case RC_WRONG_CA:
+		sb_printf(b, "%s port %u leads to %s, which does not own it",
+			  name, p,
+			  vf_node_desc(f, &f->nodes[f->ports[port->remote].node]));
+		break;
+	case RC_WRONG_SW:
+		sb_printf(b, "%s takes it (port 0) but does not own it", name);
+		break;
+	default:
+		sb_printf(b, "delivered at %s", name);
+	}
+}
+
+/* Walk again from s (only for examples); a walk this long must loop. */
+static void describe_walk(const struct rc_ctx *c, uint32_t s, unsigned lid,
+			  struct sbuf *b)
+{
+	uint32_t cur = s, steps = 0, port;
+	int32_t rc;
+
+	while ((rc = classify(c, cur, lid, &cur, &port)) == RC_FORWARD) {
+		if (++steps > c->nsw) {
+			describe_loop(c, s, cur, lid, b);
+			return;
+		}
+	}
+	describe_end(c, cur, lid, rc, b);
+}
+
+static bool next_example(struct vf_route_report *r, struct sbuf *b)
+{
+	if (r->num_examples >= VF_CHECK_EXAMPLES)
+		return false;
+	b->s = r->examples[r->num_examples++];
+	b->size = sizeof(r->examples[0]);
+	b->len = 0;
+	b->cut = false;
+	return true;
+}
+
+static void example_switch(struct rc_ctx *c, unsigned lid, uint32_t s)
+{
+	const struct vf_node *n = sw_node(c, s);
+	struct sbuf b;
+
+	if (!next_example(c->r, &b))
+		return;
+	sb_printf(&b, "lid %u from switch %s (0x%016" PRIx64 "): ", lid,
+		  vf_node_desc(c->f, n), n->guid);
+	describe_walk(c, s, lid, &b);
+	sb_mark_cut(&b);
+}
+
+static void example_ca(struct rc_ctx *c, unsigned lid, uint32_t port,
+		       const char *why)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_port *p = &f->ports[port];
+	struct sbuf b;
+
+	if (!next_example(c->r, &b))
+		return;
+	sb_printf(&b, "lid %u from CA %s port %u: %s", lid,
+		  vf_node_desc(f, &f->nodes[p->node]), p->num, why);
+	sb_mark_cut(&b);
+}
+
+/* Count w pairs of one class with the same outcome res and distance min. */
+static void tally(struct rc_ctx *c, bool ca_pair, int32_t res, int32_t min,
+		  uint64_t w)
+{
+	struct vf_route_report *r = c->r;
+
+	if (!w)
+		return;
+	if (ca_pair)
+		r->ca_pairs += w;
+	else
+		r->sw_pairs += w;
+	if (res < 0) {
+		if (ca_pair)
+			r->ca_unreachable += w;
+		else
+			r->sw_unreachable += w;
+		if (res == RC_LOOP)
+			r->loops += w;
+		return;
+	}
+	/* a delivered walk used usable links, so BFS found a path too */
+	if (min < 0 || min > res)
+		min = res;
+	r->hops_sum += w * (uint64_t)res;
+	r->min_hops_sum += w * (uint64_t)min;
+	if (res > min) {
+		r->stretched += w;
+		if ((unsigned)(res - min) > r->max_stretch)
+			r->max_stretch = res - min;
+	}
+}
+
+/* Pairs whose source is a switch or a CA port entering at a switch. */
+static void count_switch_pairs(struct rc_ctx *c, unsigned lid, uint32_t dsw,
+			       bool dca)
+{
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		/* the destination port is no source of its own LIDs */
+		uint32_t nca = c->ca_at[s] - (dca && s == dsw);
+
+		tally(c, false, c->res[s], c->dist[s], 1);
+		tally(c, dca, c->res[s], c->dist[s], nca);
+		/* CA sources fail the same way; one example per switch */
+		if (c->res[s] < 0)
+			example_switch(c, lid, s);
+	}
+}
+
+/* Pairs whose source CA port never reaches a switch. */
+static void count_end_pairs(struct rc_ctx *c, unsigned lid, bool dca)
+{
+	const struct vf_fabric *f = c->f;
+	uint32_t dp = f->lid_port[lid];
+	uint32_t dead = c->num_dead;
+
+	for (uint32_t i = 0; i < c->num_dead; i++) {
+		if (c->dead[i] == dp) {
+			dead--;
+			continue;
+		}
+		if (c->r->num_examples < VF_CHECK_EXAMPLES)
+			example_ca(c, lid, c->dead[i], "link down");
+	}
+	tally(c, dca, RC_LINK_DOWN, 0, dead);
+	for (uint32_t i = 0; i < c->num_b2b; i++) {
+		uint32_t p = c->b2b[i];
+		bool hit = f->ports[p].remote == dp;
+
+		if (p == dp)
+			continue;
+		tally(c, dca, hit ? 0 : RC_WRONG_CA, 0, 1);
+		if (!hit)
+			example_ca(c, lid, p, "linked to an end port without it");
+	}
+}
+
+static void add_deps(struct rc_ctx *c)
+{
+	for (uint32_t u = 0; u < c->nsw; u++) {
+		uint32_t cu = c->chan[u], cv;
+		uint64_t bit;
+
+		if (cu == VF_NONE)
+			continue;
+		c->chan_used[cu] = 1;
+		cv = c->chan[c->nxt[u]];
+		if (cv == VF_NONE)
+			continue;
+		bit = c->dep_off[cu] + c->chan_num[cv];
+		if (c->deps[bit / 64] & (1ull << (bit % 64)))
+			continue;
+		c->deps[bit / 64] |= 1ull << (bit % 64);
+		c->r->dependencies++;
+	}
+}
+
+/*
+ * All-to-all flow to one CA base LID: every switch starts with the CA ports
+ * entering it, then, farthest first, hands its flow to the next switch and
+ * the link between.  Unreachable switches keep theirs.
+ */
+static void add_load(struct rc_ctx *c, uint32_t dsw)
+{
+	uint32_t *order = c->scratch, pos = 0, n = 0;
+
+	memset(c->bucket, 0, c->nsw * sizeof(*c->bucket));
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		c->flow[s] = c->ca_at[s] - (s == dsw);
+		if (c->res[s] >= 0)
+			c->bucket[c->res[s]]++;
+	}
+	for (uint32_t h = c->nsw; h-- > 0;) {
+		uint32_t cnt = c->bucket[h];
+
+		c->bucket[h] = pos;
+		pos += cnt;
+	}
+	for (uint32_t s = 0; s < c->nsw; s++)
+		if (c->res[s] >= 0)
+			order[c->bucket[c->res[s]]++] = s;
+	for (; n < pos && c->res[order[n]] > 0; n++) {
+		uint32_t s = order[n];
+
+		c->flow[c->nxt[s]] += c->flow[s];
+		c->load[c->chan[s]] += c->flow[s];
+	}
+}
+
+static void check_lid(struct rc_ctx *c, unsigned lid, uint32_t dsw)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_port *dp = &f->ports[f->lid_port[lid]];
+	bool dca = !vf_is_switch(&f->nodes[dp->node]);
+
+	classify_all(c, lid);
+	resolve_all(c);
+	count_switch_pairs(c, lid, dsw, dca);
+	count_end_pairs(c, lid, dca);
+	add_deps(c);
+	if (dca && dsw != VF_NONE && lid == dp->base_lid)
+		add_load(c, dsw);
+}
+
+/*
+ * LIDs in use, grouped by destination switch (group nsw: none), so that one
+ * BFS serves the whole group.  off[] has nsw + 3 entries.
+ */
+static void group_lids(const struct rc_ctx *c, uint32_t *off, uint16_t *lids)
+{
+	const struct vf_fabric *f = c->f;
+	uint32_t ng = c->nsw + 1;
+
+	for (unsigned l = 1; l <= f->max_lid; l++) {
+		uint32_t g;
+
+		if (f->lid_port[l] == VF_NONE)
+			continue;
+		g = port_switch(c, f->lid_port[l]);
+		off[(g == VF_NONE ? c->nsw : g) + 2]++;
+	}
+	for (uint32_t g = 0; g < ng; g++)
+		off[g + 2] += off[g + 1];
+	/* off[g + 1] is now group g's start; it ends up as its end */
+	for (unsigned l = 1; l <= f->max_lid; l++) {
+		uint32_t g;
+
+		if (f->lid_port[l] == VF_NONE)
+			continue;
+		g = port_switch(c, f->lid_port[l]);
+		lids[off[(g == VF_NONE ? c->nsw : g) + 1]++] = l;
+	}
+}
+
+static int check_lids(struct rc_ctx *c)
+{
+	uint32_t *off = zalloc(c->nsw + 3, sizeof(*off));
+	uint16_t *lids = zalloc((size_t)c->f->max_lid + 1, sizeof(*lids));
+
+	if (!off || !lids) {
+		free(off);
+		free(lids);
+		return -ENOMEM;
+	}
+	group_lids(c, off, lids);
+	for (uint32_t g = 0; g <= c->nsw; g++) {
+		if (off[g] == off[g + 1])
+			continue;
+		if (g < c->nsw)
+			bfs(c, g);
+		else
+			for (uint32_t s = 0; s < c->nsw; s++)
+				c->dist[s] = -1;
+		for (uint32_t i = off[g]; i < off[g + 1]; i++)
+			check_lid(c, lids[i], g < c->nsw ? g : VF_NONE);
+	}
+	free(off);
+	free(lids);
+	return 0;
+}
+
+/* Next dependency of channel k at or after row bit *q, else VF_NONE. */
+static uint32_t next_dep(const struct rc_ctx *c, uint32_t k, uint16_t *q)
+{
+	const struct vf_node *head = sw_node(c, c->pnext[c->chan_port[k]]);
+
+	for (; *q <= head->num_ports; (*q)++) {
+		uint64_t bit = c->dep_off[k] + *q;
+
+		if (c->deps[bit / 64] & (1ull << (bit % 64)))
+			return c->port_chan[head->first_port + (*q)++];
+	}
+	return VF_NONE;
+}
+
+static void sb_channel(const struct rc_ctx *c, struct sbuf *b, uint32_t k)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_port *p = &f->ports[c->chan_port[k]];
+
+	sb_printf(b, "%s/%u", vf_node_desc(f, &f->nodes[p->node]), p->num);
+}
+
+/* The DFS stack from channel `to` up is the cycle; close it with `to`. */
+static void write_cycle(struct rc_ctx *c, const uint32_t *stk, uint32_t sp,
+			uint32_t to)
+{
+	struct sbuf b = { c->r->cycle, sizeof(c->r->cycle), 0, false };
+	uint32_t i = 0;
+
+	while (stk[i] != to)
+		i++;
+	for (; i < sp; i++) {
+		sb_channel(c, &b, stk[i]);
+		sb_printf(&b, " -> ");
+	}
+	sb_channel(c, &b, to);
+	sb_mark_cut(&b);
+	c->r->credit_loop = true;
+}
+
+/* Iterative DFS from root; true when it found (and wrote) a cycle. */
+static bool dfs(struct rc_ctx *c, uint32_t root, uint8_t *color,
+		uint32_t *stk, uint16_t *it)
+{
+	uint32_t sp = 0;
+
+	color[root] = GREY;
+	stk[sp] = root;
+	it[sp++] = 0;
+	while (sp) {
+		uint32_t k = stk[sp - 1];
+		uint32_t to = next_dep(c, k, &it[sp - 1]);
+
+		if (to == VF_NONE) {
+			color[k] = BLACK;
+			sp--;
+		} else if (color[to] == GREY) {
+			write_cycle(c, stk, sp, to);
+			return true;
+		} else if (color[to] == WHITE) {
+			color[to] = GREY;
+			stk[sp] = to;
+			it[sp++] = 0;
+		}
+	}
+	return false;
+}
+
+static int find_cycle(struct rc_ctx *c)
+{
+	uint8_t *color = zalloc(c->nchan, sizeof(*color));
+	uint32_t *stk = zalloc(c->nchan, sizeof(*stk));
+	uint16_t *it = zalloc(c->nchan, sizeof(*it));
+	int rc = -ENOMEM;
+
+	if (color && stk && it) {
+		for (uint32_t k = 0; k < c->nchan; k++)
+			if (color[k] == WHITE && dfs(c, k, color, stk, it))
+				break;
+		rc = 0;
+	}
+	free(color);
+	free(stk);
+	free(it);
+	return rc;
+}
+
+static void sum_links(struct rc_ctx *c)
+{
+	struct vf_route_report *r = c->r;
+	uint64_t total = 0;
+
+	r->links = c->nchan;
+	for (uint32_t k = 0; k < c->nchan; k++) {
+		r->channels += c->chan_used[k];
+		r->links_used += c->load[k] > 0;
+		total += c->load[k];
+		if (c->load[k] > r->load_max)
+			r->load_max = c->load[k];
+	}
+	r->load_avg = c->nchan ? (double)total / c->nchan : 0;
+	r->load_max_over_avg = r->load_avg > 0 ?
+		(double)r->load_max / r->load_avg : 0;
+}
+
+static int setup(struct rc_ctx *c)
+{
+	int rc = setup_ports(c);
+
+	if (!rc)
+		rc = setup_channels(c);
+	if (!rc)
+		rc = setup_adjacency(c);
+	if (!rc)
+		rc = setup_per_lid(c);
+	return rc;
+}
+
+int vf_route_check(const struct vf_fabric *f, const struct vf_lfts *t,
+		   struct vf_route_report *r)
+{
+	struct rc_ctx c = { .f = f, .t = t, .r = r };
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	/* LFTs for another fabric would be read out of bounds */
+	if (!f->finalized || t->num_switches != f->num_switches ||
+	    t->max_lid < f->max_lid)
+		return -EINVAL;
+	c.nsw = f->num_switches;
+	rc = setup(&c);
+	if (!rc)
+		rc = check_lids(&c);
+	if (!rc)
+		rc = find_cycle(&c);
+	if (!rc)
+		sum_links(&c);
+	ctx_free(&c);
+	return rc;
+}
+
+bool vf_route_report_ok(const struct vf_route_report *r)
+{
+	return !r->ca_unreachable && !r->sw_unreachable && !r->credit_loop;
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+void vf_route_report_print(FILE *out, const struct vf_route_report *r)
+{
+	uint64_t reach = r->ca_pairs + r->sw_pairs - r->ca_unreachable -
+			 r->sw_unreachable;
+
+	fprintf(out, "reachability  CA pairs %" PRIu64 ", %" PRIu64
+		" unreachable; switch pairs %" PRIu64 ", %" PRIu64
+		" unreachable; %" PRIu64 " in loops\n",
+		r->ca_pairs, r->ca_unreachable, r->sw_pairs,
+		r->sw_unreachable, r->loops);
+	fprintf(out, "hops          avg %.2f, shortest avg %.2f; %" PRIu64
+		" pairs stretched, max stretch %u\n",
+		ratio(r->hops_sum, reach), ratio(r->min_hops_sum, reach),
+		r->stretched, r->max_stretch);
+	fprintf(out, "credit loops  %s%s (%u channels, %" PRIu64
+		" dependencies)\n", r->credit_loop ? "FOUND: " : "none",
+		r->credit_loop ? r->cycle : "", r->channels, r->dependencies);
+	fprintf(out, "link load     max %" PRIu64
+		", avg %.2f, max/avg %.2f over %u links, %u used\n",
+		r->load_max, r->load_avg, r->load_max_over_avg, r->links,
+		r->links_used);
+	for (unsigned i = 0; i < r->num_examples; i++)
+		fprintf(out, "failure       %s\n", r->examples[i]);
+}
+
+/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
+static unsigned utf8_len(const unsigned char *s)
+{
+	unsigned n = *s >= 0xf0 && *s <= 0xf4 ? 4 :
+		     *s >= 0xe0 ? 3 : *s >= 0xc2 && *s <= 0xdf ? 2 : 0;
+
+	if (*s > 0xf4)
+		return 0;
+	for (unsigned i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * NodeDescriptions are raw bytes: quote and control characters are escaped
+ * and bytes that are not UTF-8 become \u00XX, so the output always parses.
+ */
+static void json_str(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', out);
+	while (*s) {
+		unsigned n = *s >= 0x80 ? utf8_len(s) : 1;
+
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if (*s < 0x20 || !n)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fwrite(s, 1, n, out);
+		s += n ? n : 1;
+	}
+	fputc('"', out);
+}
+
+void vf_route_report_json(FILE *out, const struct vf_route_report *r)
+{
+	fprintf(out, "{\"ca_pairs\":%" PRIu64 ",\"ca_unreachable\":%" PRIu64
+		",\"sw_pairs\":%" PRIu64 ",\"sw_unreachable\":%" PRIu64
+		",\"loops\":%" PRIu64 ",\"stretched\":%" PRIu64
+		",\"max_stretch\":%u,\"hops_sum\":%" PRIu64
+		",\"min_hops_sum\":%" PRIu64 ",\"channels\":%u"
+		",\"dependencies\":%" PRIu64 ",\"credit_loop\":%s,\"cycle\":",
+		r->ca_pairs, r->ca_unreachable, r->sw_pairs,
+		r->sw_unreachable, r->loops, r->stretched, r->max_stretch,
+		r->hops_sum, r->min_hops_sum, r->channels, r->dependencies,
+		r->credit_loop ? "true" : "false");
+	json_str(out, r->cycle);
+	fprintf(out, ",\"links\":%u,\"links_used\":%u,\"load_max\":%" PRIu64
+		",\"load_avg\":%.4f,\"load_max_over_avg\":%.4f,\"ok\":%s"
+		",\"examples\":[", r->links, r->links_used, r->load_max,
+		r->load_avg, r->load_max_over_avg,
+		vf_route_report_ok(r) ? "true" : "false");
+	for (unsigned i = 0; i < r->num_examples; i++) {
+		if (i)
+			fputc(',', out);
+		json_str(out, r->examples[i]);
+	}
+	fputs("]}\n", out);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * Route checks: what an administrator wants to know about a set of LFTs,
+ * whoever computed them (our engines, OpenSM's, or tables read back from
+ * the switches).
+ *
+ *  - reachability: from every switch and every CA port, every LID;
+ *  - hop stretch: hops taken versus the shortest healthy path;
+ *  - credit loops: a cycle in the channel dependency graph of the routes
+ *    (single-VL analysis: engines that separate traffic by SL/VL, such as
+ *    dfsssp or lash, can show loops here that their VLs break);
+ *  - all-to-all link load: one route from every CA port to the base LID of
+ *    every other CA port, counted on each directed inter-switch link.
+ */
+#ifndef VF_ROUTECHECK_H
+#define VF_ROUTECHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fabric.h"
+
+#define VF_CHECK_EXAMPLES 4	/* failing pairs described in a report */
+
+struct vf_route_report {
+	/* reachability, source CA port -> destination CA LID */
+	uint64_t ca_pairs;
+	uint64_t ca_unreachable;
+	/* pairs with a switch at either end (switch port-0 LIDs included) */
+	uint64_t sw_pairs;
+	uint64_t sw_unreachable;
+	uint64_t loops;		/* walks that revisit a switch (in unreachable) */
+	/* hop stretch over reachable pairs, switch-to-switch hops */
+	uint64_t stretched;	/* pairs longer than the shortest path */
+	unsigned max_stretch;
+	uint64_t hops_sum;	/* taken, over reachable pairs */
+	uint64_t min_hops_sum;	/* shortest, over the same pairs */
+	/* credit loops */
+	uint32_t channels;	/* directed inter-switch links carrying routes */
+	uint64_t dependencies;	/* edges in the channel dependency graph */
+	bool credit_loop;
+	char cycle[1024];	/* one cycle: "S1/3 -> S2/5 -> ... -> S1/3" */
+	/* all-to-all load on directed inter-switch links */
+	uint32_t links;		/* directed inter-switch links (healthy) */
+	uint32_t links_used;	/* carrying at least one route */
+	uint64_t load_max;
+	double load_avg;	/* over all directed inter-switch links */
+	double load_max_over_avg;
+	/* first failing pairs, human-readable, one per line */
+	unsigned num_examples;
+	char examples[VF_CHECK_EXAMPLES][160];
+};
+
+/* Run every check; returns 0 or -ENOMEM.  t must be sized to f. */
+int vf_route_check(const struct vf_fabric *f, const struct vf_lfts *t,
+		   struct vf_route_report *r);
+/* True when nothing is unreachable and there is no credit loop. */
+bool vf_route_report_ok(const struct vf_route_report *r);
+/* Print the report as text lines, or as one JSON object. */
+void vf_route_report_print(FILE *out, const struct vf_route_report *r);
+void vf_route_report_json(FILE *out, const struct vf_route_report *r);
+
+#endif /* VF_ROUTECHECK_H */

@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * shortestpath: balanced min-hop routing, after the Omni-Path FM's engine
+ * of the same name (reference/opa-fm.md sections 3.1 and 8.5).
+ *
+ * Destinations are routed one LID at a time in ascending LID order; for
+ * each, the switches with end nodes attached ("edge" switches) choose first,
+ * then the others.  Among the ports that lie on a shortest healthy path,
+ * only the fastest links are kept, and the switch takes the port that
+ * carries the fewest routes so far, then the one whose next switch carries
+ * the fewest, then the lowest port number.  Routes to switch LIDs do not
+ * count toward balance (they carry management traffic only).  The result
+ * depends only on the fabric (switches are visited by GUID, destinations by
+ * LID), not on the order the subnet lists nodes in, so a re-sweep of an
+ * unchanged fabric, or an offline run on its ibnetdiscover output,
+ * reproduces the same tables.
+ *
+ * With LMC > 0 each LID of a port is routed in turn, and a switch prefers,
+ * for LID k, a next switch (then a port) not yet used by LIDs 0..k-1 of
+ * that port, so the LIDs of one port take distinct equal-cost routes where
+ * the topology has them; base LIDs are balanced on their own counters.
+ */
+#define _GNU_SOURCE	/* qsort_r */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "log.h"
+
+#define DIST_INF UINT16_MAX
+
+struct sp_hop {
+	uint32_t port;		/* port index of the egress port */
+	uint32_t next_sw;	/* switch number at the far end */
+	unsigned rate;		/* link rate, 100 Mb/s units */
+	uint8_t num;		/* egress port number */
+};
+
+struct sp_ctx {
+	const struct vf_fabric *f;
+	uint32_t nsw;
+	struct sp_hop *hops;	/* usable inter-switch hops, grouped by switch */
+	uint32_t *hop_start;	/* [nsw + 1]: hops of switch s */
+	uint16_t *dist;		/* [dst_sw * nsw + sw]: switch hops */
+	uint32_t *order;	/* switches, edge switches first */
+	uint32_t num_edge;
+	uint32_t *lids_routed;	/* per port index: CA LIDs routed out of it */
+	uint32_t *sw_routed;	/* per switch: CA LIDs routed into it */
+	uint32_t *base_routed;	/* per port index: CA base LIDs only */
+	uint32_t *base_sw_routed;	/* per switch: CA base LIDs only */
+};
+
+/* The switch behind port index p's link, or VF_NONE. */
+static uint32_t peer_switch(const struct vf_fabric *f, const struct vf_port *p)
+{
+	const struct vf_port *peer = vf_usable_peer(f, p);
+
+	if (!peer || !vf_is_switch(&f->nodes[peer->node]))
+		return VF_NONE;
+	return f->nodes[peer->node].sw;
+}
+
+static int build_hops(struct sp_ctx *c)
+{
+	const struct vf_fabric *f = c->f;
+	uint32_t n = 0;
+
+	c->hop_start = calloc(c->nsw + 1, sizeof(*c->hop_start));
+	if (!c->hop_start)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		const struct vf_node *node = &f->nodes[f->switches[s]];
+
+		for (unsigned i = 1; i <= node->num_ports; i++)
+			n += peer_switch(f, vf_node_port(f, node, i)) != VF_NONE;
+	}
+	c->hops = calloc(n ? n : 1, sizeof(*c->hops));
+	if (!c->hops)
+		return -ENOMEM;
+	n = 0;
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		const struct vf_node *node = &f->nodes[f->switches[s]];
+
+		c->hop_start[s] = n;
+		for (unsigned i = 1; i <= node->num_ports; i++) {
+			const struct vf_port *p = vf_node_port(f, node, i);
+			uint32_t next = peer_switch(f, p);
+
+			if (next == VF_NONE)
+				continue;
+			c->hops[n].port = node->first_port + i;
+			c->hops[n].next_sw = next;
+			c->hops[n].rate = vf_port_rate(p);
+			c->hops[n].num = i;
+			n++;
+		}
+	}
+	c->hop_start[c->nsw] = n;
+	return 0;
+}
+
+/* Breadth-first search from every switch (links are symmetric). */
+static int build_distances(struct sp_ctx *c)
+{
+	uint32_t nsw = c->nsw, *queue;
+
+	c->dist = malloc((size_t)nsw * nsw * sizeof(*c->dist));
+	queue = malloc((nsw ? nsw : 1) * sizeof(*queue));
+	if (!c->dist || !queue) {
+		free(queue);
+		return -ENOMEM;
+	}
+	for (uint32_t d = 0; d < nsw; d++) {
+		uint16_t *dist = c->dist + (size_t)d * nsw;
+		uint32_t head = 0, tail = 0;
+
+		for (uint32_t s = 0; s < nsw; s++)
+			dist[s] = DIST_INF;
+		dist[d] = 0;
+		queue[tail++] = d;
+		while (head < tail) {
+			uint32_t s = queue[head++];
+
+			for (uint32_t h = c->hop_start[s];
+			     h < c->hop_start[s + 1]; h++) {
+				uint32_t n = c->hops[h].next_sw;
+
+				if (dist[n] != DIST_INF)
+					continue;
+				dist[n] = dist[s] + 1;
+				queue[tail++] = n;
+			}
+		}
+	}
+	free(queue);
+	return 0;
+}
+
+static bool has_end_node(const struct vf_fabric *f, const struct vf_node *sw)
+{
+	for (unsigned i = 1; i <= sw->num_ports; i++) {
+		const struct vf_port *peer =
+			vf_usable_peer(f, vf_node_port(f, sw, i));
+
+		if (peer && !vf_is_switch(&f->nodes[peer->node]))
+			return true;
+	}
+	return false;
+}
+
+static int cmp_switch_guid(const void *a, const void *b, void *fabric)
+{
+	const struct vf_fabric *f = fabric;
+	uint64_t x = f->nodes[f->switches[*(const uint32_t *)a]].guid;
+	uint64_t y = f->nodes[f->switches[*(const uint32_t *)b]].guid;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Edge switches first, then the rest, each by NodeGUID: the order decides
+ * ties in the balance counters, and must not depend on the order in which
+ * the subnet or a file listed the switches.
+ */
+static int build_order(struct sp_ctx *c)
+{
+	uint32_t k = 0;
+
+	c->order = malloc((c->nsw ? c->nsw : 1) * sizeof(*c->order));
+	if (!c->order)
+		return -ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t first = k;
+
+		for (uint32_t s = 0; s < c->nsw; s++) {
+			bool edge = has_end_node(c->f,
+						 &c->f->nodes[c->f->switches[s]]);
+
+			if (edge == (pass == 0))
+				c->order[k++] = s;
+		}
+		qsort_r(c->order + first, k - first, sizeof(*c->order),
+			cmp_switch_guid, (void *)c->f);
+		if (pass == 0)
+			c->num_edge = k;
+	}
+	return 0;
+}
+
+static void ctx_free(struct sp_ctx *c)
+{
+	free(c->hops);
+	free(c->hop_start);
+	free(c->dist);
+	free(c->order);
+	free(c->lids_routed);
+	free(c->sw_routed);
+	free(c->base_routed);
+	free(c->base_sw_routed);
+}
+
+static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f)
+{
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	c->nsw = f->num_switches;
+	c->lids_routed = calloc(f->num_ports ? f->num_ports : 1,
+				sizeof(*c->lids_routed));
+	c->sw_routed = calloc(c->nsw ? c->nsw : 1, sizeof(*c->sw_routed));
+	c->base_routed = calloc(f->num_ports ? f->num_ports : 1,
+				sizeof(*c->base_routed));
+	c->base_sw_routed = calloc(c->nsw ? c->nsw : 1,
+				   sizeof(*c->base_sw_routed));
+	if (!c->lids_routed || !c->sw_routed || !c->base_routed ||
+	    !c->base_sw_routed)
+		return -ENOMEM;
+	rc = build_hops(c);
+	if (!rc)
+		rc = build_distances(c);
+	if (!rc)
+		rc = build_order(c);
+	return rc;
+}
+
+/*
+ * Where a destination port sits: its switch, and the egress port number on
+ * that switch (0 for the switch's own LID).  False when it hangs off
+ * nothing routable (unlinked, unhealthy, or a CA wired to a CA).
+ */
+static bool locate(const struct vf_fabric *f, const struct vf_port *dst,
+		   uint32_t *dst_sw, uint8_t *last_port)
+{
+	const struct vf_node *owner = &f->nodes[dst->node];
+	const struct vf_port *peer;
+
+	if (vf_is_switch(owner)) {
+		*dst_sw = owner->sw;
+		*last_port = 0;
+		return true;
+	}
+	peer = vf_usable_peer(f, dst);
+	if (!peer || !vf_is_switch(&f->nodes[peer->node]))
+		return false;
+	*dst_sw = f->nodes[peer->node].sw;
+	*last_port = peer->num;
+	return true;
+}
+
+/* Per destination port: the choices made for its earlier LIDs at a switch. */
+struct sp_spread {
+	unsigned count;		/* LIDs of this port routed so far */
+	uint32_t *used_port;	/* [nsw * 128]: chosen port index per LID */
+};
+
+static bool spread_uses(const struct sp_ctx *c, const struct sp_spread *sp,
+			uint32_t s, const struct sp_hop *h, bool by_switch)
+{
+	const uint32_t *used = sp->used_port + (size_t)s * 128;
+
+	for (unsigned k = 0; k < sp->count; k++) {
+		if (by_switch ? peer_switch(c->f, &c->f->ports[used[k]]) ==
+					h->next_sw
+			      : used[k] == h->port)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is candidate a better than b (both on shortest paths from switch s)?
+ * A base LID goes first where the fewest base LIDs go, so that with LMC > 0
+ * the paths that most traffic uses (to base LIDs) are balanced too, and do
+ * not all take the lowest-numbered of equally loaded ports.
+ */
+static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
+		   uint32_t s, const struct sp_hop *a, const struct sp_hop *b)
+{
+	if (a->rate != b->rate)
+		return a->rate > b->rate;
+	if (!sp || !sp->count) {
+		if (c->base_routed[a->port] != c->base_routed[b->port])
+			return c->base_routed[a->port] <
+			       c->base_routed[b->port];
+		if (c->base_sw_routed[a->next_sw] !=
+		    c->base_sw_routed[b->next_sw])
+			return c->base_sw_routed[a->next_sw] <
+			       c->base_sw_routed[b->next_sw];
+	}
+	if (sp && sp->count) {
+		bool ua = spread_uses(c, sp, s, a, true);
+		bool ub = spread_uses(c, sp, s, b, true);
+
+		if (ua != ub)
+			return !ua;
+		ua = spread_uses(c, sp, s, a, false);
+		ub = spread_uses(c, sp, s, b, false);
+		if (ua != ub)
+			return !ua;
+	}
+	if (c->lids_routed[a->port] != c->lids_routed[b->port])
+		return c->lids_routed[a->port] < c->lids_routed[b->port];
+	if (c->sw_routed[a->next_sw] != c->sw_routed[b->next_sw])
+		return c->sw_routed[a->next_sw] < c->sw_routed[b->next_sw];
+	return a->num < b->num;
+}
+
+/* The best egress hop from switch s toward dst_sw, or NULL. */
+static const struct sp_hop *choose(const struct sp_ctx *c,
+				   const struct sp_spread *sp, uint32_t s,
+				   uint32_t dst_sw)
+{
+	const uint16_t *dist = c->dist + (size_t)dst_sw * c->nsw;
+	const struct sp_hop *best = NULL;
+
+	if (dist[s] == DIST_INF)
+		return NULL;
+	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
+		const struct sp_hop *hop = &c->hops[h];
+
+		if (dist[hop->next_sw] + 1 != dist[s])
+			continue;
+		if (!best || better(c, sp, s, hop, best))
+			best = hop;
+	}
+	return best;
+}
+
+static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
+		      uint32_t dst_sw, uint8_t last_port, bool to_ca,
+		      struct sp_spread *sp)
+{
+	for (uint32_t k = 0; k < c->nsw; k++) {
+		uint32_t s = c->order[k];
+		const struct sp_hop *hop;
+		uint8_t *row = vf_lft_row(t, s);
+
+		if (s == dst_sw) {
+			row[lid] = last_port;
+			continue;
+		}
+		hop = choose(c, sp, s, dst_sw);
+		if (!hop)
+			continue;
+		row[lid] = hop->num;
+		if (sp)
+			sp->used_port[(size_t)s * 128 + sp->count] = hop->port;
+		if (to_ca) {
+			bool base = !sp || !sp->count;
+
+			c->lids_routed[hop->port]++;
+			c->sw_routed[hop->next_sw]++;
+			c->base_routed[hop->port] += base;
+			c->base_sw_routed[hop->next_sw] += base;
+		}
+	}
+	if (sp)
+		sp->count++;
+}
+
+/* Route all 2^lmc LIDs of one destination port. */
+static void route_port(struct sp_ctx *c, struct vf_lfts *t,
+		       const struct vf_port *dst, struct sp_spread *sp)
+{
+	const struct vf_fabric *f = c->f;
+	bool to_ca = !vf_is_switch(&f->nodes[dst->node]);
+	unsigned nlids = 1u << dst->lmc;
+	uint32_t dst_sw;
+	uint8_t last_port;
+
+	if (!locate(f, dst, &dst_sw, &last_port)) {
+		vf_log(VF_LOG_DEBUG,
+		       "shortestpath: LID %u (port 0x%016llx) has no switch link; not routed",
+		       dst->base_lid, (unsigned long long)dst->guid);
+		return;
+	}
+	sp->count = 0;
+	for (unsigned i = 0; i < nlids && dst->base_lid + i <= t->max_lid; i++)
+		route_lid(c, t, dst->base_lid + i, dst_sw, last_port, to_ca,
+			  nlids > 1 ? sp : NULL);
+}
+
+int vf_route_shortestpath(const struct vf_fabric *f,
+			  const struct vf_route_opts *opts, struct vf_lfts *t)
+{
+	struct sp_spread spread = { 0 };
+	struct sp_ctx c;
+	int rc;
+
+	if (t->num_switches != f->num_switches || t->max_lid < f->max_lid)
+		return -EINVAL;
+	rc = ctx_init(&c, f);
+	if (rc)
+		goto out_free_ctx;
+	spread.used_port = malloc((size_t)(c.nsw ? c.nsw : 1) * 128 *
+				  sizeof(*spread.used_port));
+	if (!spread.used_port) {
+		rc = -ENOMEM;
+		goto out_free_ctx;
+	}
+	for (unsigned lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t p = f->lid_port[lid];
+
+		/* each port once, at its base LID */
+		if (p != VF_NONE && f->ports[p].base_lid == lid)
+			route_port(&c, t, &f->ports[p], &spread);
+	}
+	free(spread.used_port);
+out_free_ctx:
+	ctx_free(&c);
+	return rc;
+}

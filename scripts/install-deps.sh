@@ -1,0 +1,21 @@
+#!/bin/sh
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+# Install the Debian packages opensm-vfabric builds and tests with.
+# Installs only what is missing; needs root (or sudo) when something is.
+set -e
+PKGS="build-essential autoconf automake libtool pkg-config python3 valgrind
+opensm libopensm-dev libibumad-dev libxml2-dev
+ibsim-utils libumad2sim0 infiniband-diags"
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

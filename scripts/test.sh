@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+# The README's test command: install what is missing, build, run every
+# test (make check), and end with "N passed, N failed" counted over every
+# TAP assertion.
+set -e
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+rc=0
+make -j"$(nproc)" check || rc=$?
+[ $rc -eq 0 ] || find tests -name '*.log' -newer Makefile -exec grep -l \
+	'^not ok\|^ERROR' {} + 2>/dev/null | while read -r f; do
+		echo "=== $f"; tail -n 40 "$f"; done
+scripts/tally.sh test-suite.log
+exit $rc

@@ -1,0 +1,618 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""ibsim + OpenSM harness for integration tests (Python 3 stdlib only).
+
+Typical use::
+
+    import vfsim
+    t = vfsim.Tap()
+    vfsim.require_tools(t)                     # skip_all if packages missing
+    with vfsim.Sim("fabric.net", "mytest", tap=t) as sim:
+        sim.start_ibsim()
+        sim.start_opensm(conf_lines=["routing_engine minhop"])
+        sim.wait_subnet_up()
+        out = sim.run_diag(["smpquery", "nodedesc", "1"], node="cn0001")
+        sim.console('Unlink "L001"[5]')
+        sim.wait_resweep()
+        lfts = sim.dump_lfts()                 # path of dump_fts output
+        rc = sim.stop_opensm()
+    t.done()
+
+What a Sim guarantees:
+  * its own work dir (kept on failure, removed on success unless VF_KEEP=1),
+    IBSIM_SOCKNAME, OpenSM cache/dump dirs and logs;
+  * ibsim's console is a pipe we keep open (stdin at EOF makes ibsim spin);
+    commands are followed by a "# marker" so we know when they are done;
+  * waiting is polling with a timeout, failing fast when a process died;
+  * teardown kills exactly the processes it started, by PID (SIGTERM,
+    wait, SIGKILL), on normal exit, exceptions, SIGTERM/SIGINT and atexit;
+    children also get SIGTERM if this process dies (PR_SET_PDEATHSIG);
+  * never more than ibsim's 10 clients (OpenSMs + one diag tool at a time).
+"""
+
+import atexit
+import ctypes
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import topogen
+
+UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
+PACKAGES = "opensm ibsim-utils libumad2sim0 infiniband-diags"
+IBSIM_MAX_CLIENTS = 10
+IBSIM_READY = "Network simulator ready."
+# the log line (not the VERBOSE message box that also says SUBNET UP)
+SUBNET_UP_RE = r"(?m)\] 0x[0-9a-f]{2} -> SUBNET UP$"
+
+_live_sims = []
+_counter = [0]
+
+
+class SimError(Exception):
+    """A harness step failed (process died, timeout, tool error)."""
+
+
+# -- TAP ----------------------------------------------------------------------
+class Tap:
+    """Minimal TAP producer: ok()/diag()/skip(), plan printed by done()."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, msg, diag=None):
+        """Emit one test point; on failure print `diag` as comments."""
+        self.n += 1
+        if cond:
+            print(f"ok {self.n} - {msg}", flush=True)
+        else:
+            self.failed += 1
+            print(f"not ok {self.n} - {msg}", flush=True)
+            if diag:
+                self.diag(diag)
+        return bool(cond)
+
+    def skip(self, msg, reason):
+        """Emit a skipped test point."""
+        self.n += 1
+        print(f"ok {self.n} - {msg} # SKIP {reason}", flush=True)
+
+    @staticmethod
+    def diag(text):
+        """Print text as TAP comment lines."""
+        for line in str(text).splitlines() or [""]:
+            print(f"# {line}", flush=True)
+
+    @staticmethod
+    def skip_all(reason):
+        """Skip the whole test file and exit 0."""
+        print(f"1..0 # SKIP {reason}", flush=True)
+        sys.exit(0)
+
+    @staticmethod
+    def bail(reason):
+        """Abort the whole run (TAP 'Bail out!') and exit 1."""
+        print(f"Bail out! {reason}", flush=True)
+        sys.exit(1)
+
+    def done(self):
+        """Print the plan; exit status 0 if all passed, else 1."""
+        print(f"1..{self.n}", flush=True)
+        sys.exit(1 if self.failed else 0)
+
+
+# -- tools --------------------------------------------------------------------
+def find_tool(name):
+    """Path of a program: $OPENSM/$IBSIM override, PATH, /usr/sbin."""
+    env = os.environ.get(name.upper())
+    if env and shutil.which(env):
+        return shutil.which(env)
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+
+
+def missing_tools():
+    """Names of missing programs/libraries this harness needs."""
+    missing = [t for t in ("ibsim", "opensm", "ibnetdiscover", "smpquery",
+                           "dump_fts") if not find_tool(t)]
+    if not os.path.exists(UMAD2SIM):
+        missing.append(UMAD2SIM)
+    return missing
+
+
+def require_tools(tap=None):
+    """skip_all (exit 0) if ibsim/OpenSM/umad2sim/diags are missing.
+    (`tap` is accepted for symmetry; skip_all needs no state.)"""
+    missing = missing_tools()
+    if missing:
+        Tap.skip_all(f"missing {' '.join(missing)}; install the Debian "
+                     f"packages: {PACKAGES}")
+
+
+def _pdeathsig():
+    """preexec_fn: the child gets SIGTERM if the harness dies."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+    except OSError:
+        pass
+
+
+def wait_until(pred, timeout, what, alive=None, interval=0.02):
+    """Poll pred() until it returns a true value (returned) or timeout.
+    `alive()` is checked each round and may raise SimError to fail fast."""
+    end = time.monotonic() + timeout
+    while True:
+        val = pred()
+        if val:
+            return val
+        if alive:
+            alive()
+        if time.monotonic() > end:
+            raise SimError(f"timeout ({timeout}s) waiting for {what}")
+        time.sleep(interval)
+        interval = min(interval * 1.5, 0.1)
+
+
+def read_bytes(path, offset=0):
+    """Bytes of a file from `offset` (b'' if missing)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            return fh.read()
+    except FileNotFoundError:
+        return b""
+
+
+def read_from(path, offset=0):
+    """Text of a file from byte `offset` ('' if missing)."""
+    return read_bytes(path, offset).decode("utf-8", "replace")
+
+
+def file_size(path):
+    """Size of a file, 0 if missing."""
+    try:
+        return os.path.getsize(path)
+    except FileNotFoundError:
+        return 0
+
+
+def tail(path, lines=30):
+    """Last lines of a file, for failure reports."""
+    text = read_from(path).rstrip("\n").splitlines()
+    return "\n".join(text[-lines:])
+
+
+class Proc:
+    """A process we started: name, Popen, log path."""
+
+    def __init__(self, name, popen, log):
+        self.name = name
+        self.popen = popen
+        self.log = log
+
+    @property
+    def pid(self):
+        """The PID we started."""
+        return self.popen.pid
+
+    def alive(self):
+        """True while the process runs."""
+        return self.popen.poll() is None
+
+    def stop(self, timeout=10):
+        """SIGTERM, wait up to `timeout`, then SIGKILL; return exit code."""
+        if self.alive():
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+        return self.popen.returncode
+
+
+class OpenSM(Proc):
+    """A running OpenSM: conf, log, cache and dump dirs, SIM_HOST node."""
+
+    def __init__(self, name, popen, log, conf, dump_dir, node):
+        super().__init__(name, popen, log)
+        self.conf = conf
+        self.dump_dir = dump_dir
+        self.node = node
+
+
+# -- the harness --------------------------------------------------------------
+class Sim:
+    """One ibsim instance, its OpenSMs and diag runs, in one work dir."""
+
+    def __init__(self, netfile, name, tap=None, workdir=None):
+        """netfile: path of an ibsim net file, or a topogen.Fabric (written
+        to <workdir>/fabric.net); name: short test name (no spaces);
+        tap: a Tap whose failures mark the run failed (work dir kept)."""
+        self.name = name
+        self.tap = tap
+        _counter[0] += 1
+        self.sockname = f"vfsim-{name}-{os.getpid()}-{_counter[0]}"
+        self._own_workdir = workdir is None
+        self.workdir = workdir or tempfile.mkdtemp(
+            prefix=f"vfsim-{name}-", dir=os.environ.get("VF_TMPDIR"))
+        os.makedirs(self.workdir, exist_ok=True)
+        self.fabric = None
+        if isinstance(netfile, topogen.Fabric):
+            self.fabric = netfile
+            netfile = os.path.join(self.workdir, "fabric.net")
+            self.fabric.write(netfile)
+        self.netfile = os.path.abspath(netfile)
+        self.keep = os.environ.get("VF_KEEP") == "1"
+        self.failed = False
+        self.ibsim = None
+        self.ibsim_out = os.path.join(self.workdir, "ibsim.out")
+        self.osms = []
+        self.nodes = topogen.read_netfile(self.netfile)
+        self._marks = 0
+        self._since = 0            # log offset before the last console cmd
+        self._since_t = time.monotonic()
+        self._torn_down = False
+        _live_sims.append(self)
+        _install_handlers()
+
+    # context manager ----------------------------------------------------
+    def __enter__(self):
+        return self
+
+    def __exit__(self, etype, exc, tb):
+        if etype is not None:
+            self.failed = True
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            Tap.diag(f"{self.name}: {etype.__name__}: {first}")
+        self.teardown()
+        return False
+
+    # ibsim ----------------------------------------------------------------
+    def _env(self, node=None):
+        env = dict(os.environ, IBSIM_SOCKNAME=self.sockname)
+        if node is not None:
+            env["SIM_HOST"] = node
+            env["LD_PRELOAD"] = UMAD2SIM
+        return env
+
+    def start_ibsim(self, extra_args=(), timeout=60):
+        """Start ibsim on the net file (sized with -N/-S/-P if needed) and
+        wait until it parsed the file and serves its socket."""
+        args = [find_tool("ibsim"), "-s"]
+        args += topogen.ibsim_size_args(topogen.netfile_sizes(self.netfile))
+        args += list(extra_args) + [self.netfile]
+        out = open(self.ibsim_out, "wb")
+        popen = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=out,
+                                 stderr=subprocess.STDOUT, cwd=self.workdir,
+                                 env=self._env(), preexec_fn=_pdeathsig)
+        out.close()
+        self.ibsim = Proc("ibsim", popen, self.ibsim_out)
+        wait_until(lambda: IBSIM_READY in read_from(self.ibsim_out),
+                   timeout, "ibsim to parse the net file",
+                   self._check_ibsim)
+        # the socket is set up after the banner; a console echo proves
+        # the main loop (and so the listening socket) is running
+        self.console("# vfsim: ready?", timeout=timeout)
+        return self.ibsim
+
+    def _check_ibsim(self):
+        if self.ibsim is None or not self.ibsim.alive():
+            rc = self.ibsim.popen.returncode if self.ibsim else None
+            raise SimError(f"ibsim is not running (rc {rc}); ibsim.out:\n"
+                           f"{tail(self.ibsim_out)}")
+
+    def console(self, cmd, timeout=30):
+        """Send one console command (e.g. 'Unlink "L001"[5]', 'Dump',
+        'ReLink "L001"[5]') and return its output once ibsim is done with
+        it.  Remembers the OpenSM log offset for wait_resweep()."""
+        self._check_ibsim()
+        self._since = self.log_offset()
+        self._since_t = time.monotonic()
+        self._marks += 1
+        mark = f"# vfsim-mark-{self._marks}"
+        start = file_size(self.ibsim_out)
+        self.ibsim.popen.stdin.write(f"{cmd}\n{mark}\n".encode())
+        self.ibsim.popen.stdin.flush()
+
+        def answered():
+            out = read_from(self.ibsim_out, start)
+            # a 1-tuple: true even when the command printed nothing
+            return (out[:out.index(mark)],) if mark in out else None
+
+        text, = wait_until(answered, timeout, f"ibsim console: {cmd}",
+                           self._check_ibsim)
+        return re.sub(r"sim(?: \(inactive\))?> ", "", text)
+
+    def attached(self):
+        """ibsim's 'Attached' console listing: one line per client."""
+        return [line for line in self.console("Attached").splitlines()
+                if line.startswith("Client ")]
+
+    # OpenSM ---------------------------------------------------------------
+    def start_opensm(self, conf_lines=(), plugin_dir=None, valgrind=None,
+                     node=None, args=(), name=None, env=None):
+        """Start OpenSM at `node` (default: first CA in the net file) with
+        a generated opensm.conf (`conf_lines` appended, so they override
+        the defaults).  plugin_dir goes to LD_LIBRARY_PATH; valgrind is an
+        argv prefix (e.g. ["valgrind", "--log-file=vg.log"]).  Returns an
+        OpenSM handle; the last one started is the default elsewhere."""
+        name = name or f"opensm{len(self.osms) + 1}"
+        node = node or self.default_sm_node()
+        self._check_clients(1)
+        base = os.path.join(self.workdir, name)
+        dump_dir = os.path.join(base, "dump")
+        for d in (base, dump_dir, os.path.join(base, "cache")):
+            os.makedirs(d, exist_ok=True)
+        conf = os.path.join(base, "opensm.conf")
+        log = os.path.join(base, "opensm.log")
+        lines = ["force_log_flush TRUE", "accum_log_file FALSE",
+                 f"dump_files_dir {dump_dir}"] + list(conf_lines)
+        with open(conf, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+        penv = self._env(node)
+        penv.update(OSM_CACHE_DIR=os.path.join(base, "cache"),
+                    OSM_TMP_DIR=dump_dir)
+        if plugin_dir:
+            penv["LD_LIBRARY_PATH"] = ":".join(
+                filter(None, [plugin_dir, penv.get("LD_LIBRARY_PATH")]))
+        penv.update(env or {})
+        argv = list(valgrind or []) + [find_tool("opensm"), "-F", conf,
+                                       "-f", log] + list(args)
+        with open(os.path.join(base, "stdout"), "wb") as out:
+            popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                     stdout=out, stderr=subprocess.STDOUT,
+                                     cwd=base, env=penv,
+                                     preexec_fn=_pdeathsig)
+        osm = OpenSM(name, popen, log, conf, dump_dir, node)
+        self.osms.append(osm)
+        return osm
+
+    def default_sm_node(self):
+        """First CA of the net file (topogen puts admin hosts first)."""
+        for n in self.nodes.values():
+            if n.kind == "Hca":
+                return n.id
+        raise SimError("net file has no CA to run OpenSM on")
+
+    def _osm(self, osm):
+        if osm is None:
+            if not self.osms:
+                raise SimError("no OpenSM started")
+            return self.osms[-1]
+        return osm
+
+    def _check_osm(self, osm):
+        self._check_ibsim()
+        if not osm.alive():
+            raise SimError(
+                f"{osm.name} exited (rc {osm.popen.returncode}); log tail:\n"
+                f"{tail(osm.log)}\nstdout:\n"
+                f"{tail(os.path.join(os.path.dirname(osm.log), 'stdout'))}")
+
+    def log_offset(self, osm=None):
+        """Current size of the OpenSM log (0 before any OpenSM)."""
+        if osm is None and not self.osms:
+            return 0
+        return file_size(self._osm(osm).log)
+
+    def log_text(self, since=0, osm=None):
+        """OpenSM log text from byte offset `since`."""
+        return read_from(self._osm(osm).log, since)
+
+    def wait_log(self, regex, since=0, timeout=60, osm=None):
+        """Wait for a regex in the OpenSM log after offset `since`;
+        return the match object."""
+        osm = self._osm(osm)
+        rx = re.compile(regex)
+        state = {"pos": since, "carry": b""}
+
+        def scan():
+            # read only what is new; keep the last partial line
+            chunk = read_bytes(osm.log, state["pos"])
+            state["pos"] += len(chunk)
+            data = state["carry"] + chunk
+            cut = data.rfind(b"\n") + 1
+            state["carry"] = data[cut:]
+            return rx.search(data[:cut].decode("utf-8", "replace"))
+
+        return wait_until(scan, timeout, f"/{regex}/ in {osm.log}",
+                          lambda: self._check_osm(osm))
+
+    def subnet_up_count(self, osm=None):
+        """How many SUBNET UP lines the OpenSM log has."""
+        return len(re.findall(SUBNET_UP_RE, self.log_text(0, osm)))
+
+    def wait_subnet_up(self, timeout=120, osm=None, since=0):
+        """Wait for SUBNET UP after log offset `since`; return seconds
+        waited."""
+        t0 = time.monotonic()
+        self.wait_log(SUBNET_UP_RE, since, timeout, osm)
+        return time.monotonic() - t0
+
+    @property
+    def cmd_log_offset(self):
+        """OpenSM log offset taken just before the last console() command
+        (what wait_resweep() waits after)."""
+        return self._since
+
+    def wait_resweep(self, timeout=60, osm=None):
+        """Wait for a SUBNET UP logged after the last console() command;
+        return seconds since that command was sent."""
+        self.wait_subnet_up(timeout, osm, self._since)
+        return time.monotonic() - self._since_t
+
+    def stop_opensm(self, osm=None, timeout=60):
+        """SIGTERM OpenSM, wait for it to exit (valgrind output is then
+        complete) and return its exit code."""
+        osm = self._osm(osm)
+        rc = osm.stop(timeout)
+        return rc
+
+    # diag tools -----------------------------------------------------------
+    def _check_clients(self, new):
+        live = sum(1 for o in self.osms if o.alive())
+        if live + new > IBSIM_MAX_CLIENTS:
+            raise SimError(f"would exceed ibsim's {IBSIM_MAX_CLIENTS} "
+                           f"clients ({live} OpenSMs running)")
+
+    def run_diag(self, argv, node=None, timeout=120, check=True):
+        """Run a diag tool (argv[0] found via PATH or /usr/sbin) attached
+        at `node` (default: the SM node, else the first CA); return its
+        stdout.  Raises SimError on a non-zero exit if `check`."""
+        self._check_ibsim()
+        self._check_clients(1)
+        node = node or (self.osms[-1].node if self.osms
+                        else self.default_sm_node())
+        prog = find_tool(argv[0]) or argv[0]
+        cwd = os.path.join(self.workdir, "diag")
+        os.makedirs(cwd, exist_ok=True)
+        try:
+            res = subprocess.run([prog] + list(argv[1:]), cwd=cwd,
+                                 env=self._env(node), capture_output=True,
+                                 timeout=timeout, preexec_fn=_pdeathsig,
+                                 stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as e:
+            raise SimError(f"{argv[0]} timed out after {timeout}s") from e
+        out = res.stdout.decode("utf-8", "replace")
+        if check and res.returncode != 0:
+            raise SimError(f"{' '.join(argv)} at {node}: rc "
+                           f"{res.returncode}\n{out[-2000:]}"
+                           f"{res.stderr.decode('utf-8', 'replace')[-2000:]}")
+        return out
+
+    def _diag_to_file(self, argv, path, default_name, node):
+        path = path or os.path.join(self.workdir, default_name)
+        with open(path, "w") as fh:
+            fh.write(self.run_diag(argv, node=node))
+        return path
+
+    def discover(self, path=None, node=None):
+        """ibnetdiscover output into a file (default work/ibnetdiscover.out);
+        return its path."""
+        return self._diag_to_file(["ibnetdiscover"], path,
+                                  "ibnetdiscover.out", node)
+
+    def dump_lfts(self, path=None, node=None):
+        """dump_fts output (all switch LFTs) into a file (default
+        work/dump_fts.out); return its path."""
+        return self._diag_to_file(["dump_fts"], path, "dump_fts.out", node)
+
+    # teardown -------------------------------------------------------------
+    def teardown(self):
+        """Stop everything we started (by PID), report and clean up.
+        Idempotent."""
+        if self._torn_down:
+            return
+        # a second Ctrl-C must not interrupt the kills; it is delivered
+        # (and raises) once they are done
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+        try:
+            self._stop_all()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        self._torn_down = True
+        if self.tap is not None and self.tap.failed:
+            self.failed = True
+        if self in _live_sims:
+            _live_sims.remove(self)
+        if self.failed:
+            self._report_failure()
+        if self.failed or self.keep:
+            Tap.diag(f"{self.name}: work dir kept: {self.workdir}")
+        elif self._own_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def _stop_all(self):
+        """Stop our OpenSMs, then ibsim (by PID, SIGTERM then SIGKILL)."""
+        for osm in reversed(self.osms):
+            osm.stop(60)
+        if self.ibsim is not None:
+            self.ibsim.stop(10)
+            try:
+                self.ibsim.popen.stdin.close()
+            except OSError:
+                pass
+
+    def _report_failure(self):
+        for osm in self.osms:
+            Tap.diag(f"--- {osm.name} log tail ({osm.log}):")
+            Tap.diag(tail(osm.log, 25))
+        Tap.diag("--- ibsim.out tail:")
+        Tap.diag(tail(self.ibsim_out, 10))
+
+
+# -- parsers for diag output --------------------------------------------------
+_IBND_HDR = re.compile(r'^(Switch|Ca)\s+(\d+)\s+"[SH]-([0-9a-f]+)"\s+#\s+'
+                       r'"([^"]*)"(?:.*?\blid (\d+))?')
+_FTS_HDR = re.compile(r"^Unicast lids .* guid (0x[0-9a-f]+) \((.*)\):$")
+_FTS_ROW = re.compile(r"^(0x[0-9a-f]+) (\d+) :")
+
+
+def parse_ibnetdiscover(text):
+    """ibnetdiscover output -> {node guid (int): {"kind": "Switch"|"Ca",
+    "ports": n, "desc": str, "lid": int|None, "links": {port: (peer guid,
+    peer port)}}}.  A switch's lid is its port-0 LID; a CA's is the LID
+    of its first connected port."""
+    nodes, cur = {}, None
+    for line in text.splitlines():
+        m = _IBND_HDR.match(line)
+        if m:
+            cur = {"kind": m.group(1), "ports": int(m.group(2)),
+                   "desc": m.group(4), "links": {},
+                   "lid": int(m.group(5)) if m.group(5) else None}
+            nodes[int(m.group(3), 16)] = cur
+            continue
+        pm = re.match(r'^\[(\d+)\]\S*\s+"[SH]-([0-9a-f]+)"\[(\d+)\]'
+                      r'(?:.*?# lid (\d+))?', line)
+        if pm and cur is not None:
+            cur["links"][int(pm.group(1))] = (int(pm.group(2), 16),
+                                              int(pm.group(3)))
+            if cur["lid"] is None and pm.group(4):
+                cur["lid"] = int(pm.group(4))
+    return nodes
+
+
+def parse_dump_fts(text):
+    """dump_fts output -> {switch guid (int): {"desc": str,
+    "lft": {lid: port}}} (only the valid entries dump_fts prints)."""
+    sws, cur = {}, None
+    for line in text.splitlines():
+        m = _FTS_HDR.match(line)
+        if m:
+            cur = {"desc": m.group(2), "lft": {}}
+            sws[int(m.group(1), 16)] = cur
+            continue
+        r = _FTS_ROW.match(line)
+        if r and cur is not None:
+            cur["lft"][int(r.group(1), 16)] = int(r.group(2))
+    return sws
+
+
+# -- process-wide cleanup -----------------------------------------------------
+_handlers_installed = [False]
+_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _cleanup_all():
+    for sim in list(_live_sims):
+        sim.failed = True
+        sim.teardown()
+
+
+def _on_signal(signum, frame):
+    # raise inside the test so `with Sim` unwinds and tears down
+    raise SystemExit(128 + signum)
+
+
+def _install_handlers():
+    if _handlers_installed[0]:
+        return
+    _handlers_installed[0] = True
+    atexit.register(_cleanup_all)
+    for sig in _SIGNALS:
+        signal.signal(sig, _on_signal)

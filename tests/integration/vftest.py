@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""What the plugin integration tests share: where the build put the plugin
+and the CLI, the opensm.conf lines that load the plugin, and the
+end-to-end verification of what OpenSM really programmed.
+
+Verification reads everything back from the simulated fabric through MADs
+(ibnetdiscover for the topology and LIDs, dump_fts for every switch's LFT),
+checks it with `vfabric check-routes`, and compares it entry by entry with
+what `vfabric route` computes offline from the same discovered topology.
+"""
+
+import json
+import os
+import re
+import subprocess
+
+import vfsim
+
+TOP_SRCDIR = os.environ.get(
+    "top_srcdir", os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+TOP_BUILDDIR = os.environ.get("top_builddir", TOP_SRCDIR)
+VFABRIC = os.environ.get("VFABRIC",
+                         os.path.join(TOP_BUILDDIR, "sim", "vfabric"))
+PLUGIN_DIR = os.environ.get("VF_PLUGIN_DIR",
+                            os.path.join(TOP_BUILDDIR, "plugin", ".libs"))
+NET_EXAMPLES = "/usr/share/doc/ibsim-utils/net-examples"
+
+
+def start(tap):
+    """Skip the whole file unless ibsim, OpenSM and our build are here."""
+    vfsim.require_tools(tap)
+    if not os.path.exists(os.path.join(PLUGIN_DIR, "libvfabric.so")):
+        tap.skip_all(f"plugin not built ({PLUGIN_DIR}/libvfabric.so)")
+    if not os.access(VFABRIC, os.X_OK):
+        tap.skip_all(f"vfabric CLI not built ({VFABRIC})")
+
+
+def plugin_conf(engine="shortestpath", options="log_level=info", extra=()):
+    """opensm.conf lines that load the plugin and select `engine`."""
+    lines = ["event_plugin_name vfabric",
+             f"routing_engine {engine}",
+             "log_flags 0x43",
+             "sweep_interval 0"]
+    if options:
+        lines.append(f"event_plugin_options {options}")
+    return lines + list(extra)
+
+
+def vfabric(*args, check=False):
+    """Run the CLI; return CompletedProcess with text output."""
+    res = subprocess.run([VFABRIC] + [str(a) for a in args],
+                         capture_output=True, text=True, timeout=600)
+    if check and res.returncode != 0:
+        raise vfsim.SimError(f"vfabric {' '.join(map(str, args))}: rc "
+                             f"{res.returncode}\n{res.stderr}")
+    return res
+
+
+def check_routes(topo, lfts):
+    """vfabric check-routes --json; returns (exit code, report dict)."""
+    res = vfabric("check-routes", "--topo", topo, "--lfts", lfts, "--json")
+    try:
+        report = json.loads(res.stdout)
+    except ValueError:
+        report = {"error": res.stderr + res.stdout}
+    return res.returncode, report
+
+
+_HEADER = re.compile(r"guid (0x[0-9a-fA-F]+)")
+_ENTRY = re.compile(r"^(0x[0-9a-fA-F]+)\s+(\d+)\s")
+
+
+def parse_lfts(path):
+    """{switch guid: {lid: port}} from opensm-lfts.dump or dump_fts output
+    (both print a 'Unicast lids ... guid 0x...' header per switch and one
+    '0xLID PORT : ...' line per routed LID)."""
+    tables, cur = {}, None
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("Unicast lids"):
+                m = _HEADER.search(line)
+                cur = tables.setdefault(int(m.group(1), 16), {})
+                continue
+            m = _ENTRY.match(line)
+            if m and cur is not None:
+                cur[int(m.group(1), 16)] = int(m.group(2))
+    return tables
+
+
+def diff_lfts(a, b, limit=5):
+    """Human-readable differences between two parsed LFT sets."""
+    out = []
+    for guid in sorted(set(a) | set(b)):
+        ta, tb = a.get(guid, {}), b.get(guid, {})
+        for lid in sorted(set(ta) | set(tb)):
+            if ta.get(lid) != tb.get(lid):
+                out.append(f"switch 0x{guid:016x} lid {lid}: "
+                           f"{ta.get(lid)} vs {tb.get(lid)}")
+    return out[:limit] + ([f"... {len(out) - limit} more"]
+                          if len(out) > limit else [])
+
+
+def verify_fabric(tap, sim, label, tree=True, engine="shortestpath"):
+    """Read back and verify what OpenSM programmed.  Asserts: every CA
+    pair and switch LID reachable, every hop count shortest, no credit
+    loop (when `tree`), and the tables equal an offline run of `engine`
+    on the discovered topology.  Returns the check report."""
+    topo = sim.discover(os.path.join(sim.workdir, f"{label}.ibnetdiscover"))
+    lfts = sim.dump_lfts(os.path.join(sim.workdir, f"{label}.dump_fts"))
+    rc, rep = check_routes(topo, lfts)
+    tap.ok("error" not in rep, f"{label}: check-routes read the fabric "
+           "and the tables read back from the switches", rep.get("error"))
+    tap.ok(rep.get("ca_pairs", 0) > 0 and rep.get("ca_unreachable") == 0,
+           f"{label}: all {rep.get('ca_pairs')} CA-to-CA LID pairs "
+           "reachable", json.dumps(rep.get("examples")))
+    tap.ok(rep.get("sw_unreachable") == 0,
+           f"{label}: all {rep.get('sw_pairs')} pairs with a switch LID "
+           "reachable", json.dumps(rep.get("examples")))
+    tap.ok(rep.get("max_stretch") == 0 and rep.get("stretched") == 0,
+           f"{label}: every route is a shortest path",
+           f"max stretch {rep.get('max_stretch')}")
+    if tree:
+        tap.ok(rep.get("credit_loop") is False and rc == 0,
+               f"{label}: no credit loop", rep.get("cycle"))
+    offline = os.path.join(sim.workdir, f"{label}.offline.dump")
+    res = vfabric("route", "--engine", engine, "--topo", topo, "-o",
+                  offline)
+    differences = (diff_lfts(parse_lfts(offline), parse_lfts(lfts))
+                   if res.returncode == 0 else [res.stderr])
+    tap.ok(not differences, f"{label}: switches hold exactly the tables "
+           f"{engine} computes offline from the discovered fabric",
+           "\n".join(differences))
+    return rep
+
+
+def engine_was_used(tap, sim, label, engine="shortestpath", since=0):
+    """Assert from the OpenSM log that our engine routed (and no other)."""
+    log = sim.log_text(since)
+    tap.ok(f"{engine} tables configured on all switches" in log,
+           f"{label}: OpenSM configured {engine}'s tables on all switches",
+           vfsim.tail(sim.osms[-1].log))
+    tap.ok(re.search(rf"vfabric: {engine} routed \d+ switches", log),
+           f"{label}: the plugin logged its routing")
+    m = re.search(rf"vfabric: {engine} check: unreachable (\d+)/\d+ CA "
+                  rf"pairs, (\d+)/\d+ switch pairs", log)
+    tap.ok(m and m.group(1) == "0" and m.group(2) == "0",
+           f"{label}: the plugin's own route check found nothing "
+           "unreachable", m.group(0) if m else "no check line")
+    tap.ok(f"unicast routing done by engine '{engine}'" in log,
+           f"{label}: routing_engine_used is {engine}")
+    tap.ok("ERR VF" not in log, f"{label}: no plugin error logged",
+           "\n".join(line for line in log.splitlines() if "ERR VF" in line))

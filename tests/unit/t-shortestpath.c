@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * shortestpath: min-hop, balance, tie-breaks, unhealthy links, LMC spread,
+ * determinism.  Fabrics are built in code so every expected number can be
+ * worked out by hand.
+ */
+#include <stdlib.h>
+
+#include "routing/engine.h"
+#include "routing/routecheck.h"
+#include "tap.h"
+
+/*
+ * A 2-level fat tree: leaves L0.. with hosts on ports 1..hosts and uplinks
+ * from port hosts+1; spine s uses port l+1 for leaf l.  Leaves are added
+ * first, then spines, then hosts, so switch numbers are leaves 0..L-1.
+ */
+static struct vf_fabric *fat_tree(unsigned leaves, unsigned spines,
+				  unsigned hosts, unsigned lmc)
+{
+	struct vf_fabric *f = vf_fabric_create();
+	char name[32];
+
+	for (unsigned l = 0; l < leaves; l++) {
+		snprintf(name, sizeof(name), "L%u", l);
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200000 + l, 0,
+				   hosts + spines, name, NULL);
+	}
+	for (unsigned s = 0; s < spines; s++) {
+		snprintf(name, sizeof(name), "S%u", s);
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200100 + s, 0, leaves,
+				   name, NULL);
+		for (unsigned l = 0; l < leaves; l++)
+			vf_fabric_link(f, vf_fabric_port(f, l, hosts + 1 + s),
+				       vf_fabric_port(f, leaves + s, l + 1));
+	}
+	for (unsigned l = 0; l < leaves; l++) {
+		for (unsigned h = 0; h < hosts; h++) {
+			uint32_t n;
+
+			snprintf(name, sizeof(name), "H%u_%u", l, h);
+			n = vf_fabric_add_node(f, VF_NODE_CA,
+					       0x100000 + 4 * (l * hosts + h),
+					       0, 1, name, NULL);
+			vf_fabric_link(f, vf_fabric_port(f, l, h + 1),
+				       vf_fabric_port(f, n, 1));
+		}
+	}
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		f->ports[p].width = 4;
+		f->ports[p].speed = VF_SPEED_QDR;
+	}
+	vf_fabric_assign_lids(f, lmc);
+	vf_fabric_finalize(f);
+	return f;
+}
+
+static int route(const struct vf_fabric *f, struct vf_lfts *t)
+{
+	struct vf_route_opts o = { 0 };
+
+	if (vf_lfts_init(t, f->num_switches, f->max_lid))
+		return -1;
+	return vf_route_shortestpath(f, &o, t);
+}
+
+/* Number of CA LIDs each uplink port of leaf l carries. */
+static void uplink_counts(const struct vf_fabric *f, const struct vf_lfts *t,
+			  unsigned l, unsigned hosts, unsigned spines,
+			  unsigned *count)
+{
+	const uint8_t *row = vf_lft_row(t, l);
+
+	for (unsigned s = 0; s < spines; s++)
+		count[s] = 0;
+	for (unsigned lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t n = vf_fabric_lid_node(f, lid);
+
+		if (n == VF_NONE || vf_is_switch(&f->nodes[n]))
+			continue;
+		if (row[lid] > hosts && row[lid] <= hosts + spines)
+			count[row[lid] - hosts - 1]++;
+	}
+}
+
+static void test_fat_tree(void)
+{
+	struct vf_fabric *f = fat_tree(4, 2, 4, 0);
+	struct vf_route_report r;
+	struct vf_lfts t;
+	unsigned count[2];
+	bool balanced = true, local_ok = true;
+
+	OK(!route(f, &t), "route a 4x4 + 2 fat tree");
+	OK(!vf_route_check(f, &t, &r), "route check runs");
+	EQ_U(r.ca_unreachable, 0, "every CA pair reachable");
+	EQ_U(r.sw_unreachable, 0, "every switch LID reachable");
+	EQ_U(r.max_stretch, 0, "every route is a shortest path");
+	OK(!r.credit_loop, "no credit loop on a fat tree");
+	for (unsigned l = 0; l < 4; l++) {
+		uplink_counts(f, &t, l, 4, 2, count);
+		/* 12 remote hosts over 2 uplinks */
+		balanced &= count[0] == 6 && count[1] == 6;
+	}
+	OK(balanced, "each leaf splits 12 remote hosts 6/6 over its uplinks");
+	EQ_U(r.load_max, 24, "all-to-all: busiest link carries 24 routes");
+	OK(r.load_max_over_avg < 1.01, "all-to-all load is perfectly even");
+	for (unsigned l = 0; l < 4; l++)
+		for (unsigned h = 0; h < 4; h++) {
+			uint32_t ca = vf_fabric_find_name(f, "H0_0") + l * 4 + h;
+			unsigned lid = vf_node_port(f, &f->nodes[ca], 1)->base_lid;
+
+			local_ok &= vf_lft_row(&t, l)[lid] == h + 1;
+		}
+	OK(local_ok, "a leaf sends its own hosts' LIDs to their ports");
+	EQ_U(vf_lft_row(&t, 4)[vf_node_port(f, &f->nodes[4], 0)->base_lid], 0,
+	     "a switch's own LID maps to port 0");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+static void test_tie_break(void)
+{
+	struct vf_fabric *f = fat_tree(2, 2, 1, 0);
+	struct vf_lfts t;
+	uint32_t h1 = vf_fabric_find_name(f, "H1_0");
+	uint32_t h0 = vf_fabric_find_name(f, "H0_0");
+	unsigned lid1 = vf_node_port(f, &f->nodes[h1], 1)->base_lid;
+	unsigned lid0 = vf_node_port(f, &f->nodes[h0], 1)->base_lid;
+
+	OK(!route(f, &t), "route 2 leaves x 1 host");
+	OK(lid0 < lid1, "H0_0 has the lower LID");
+	EQ_U(vf_lft_row(&t, 1)[lid0], 2,
+	     "first CA LID: all equal, lowest port (to S0)");
+	EQ_U(vf_lft_row(&t, 0)[lid1], 3,
+	     "second CA LID: S0 already used by a route, so S1");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+static void test_unhealthy(void)
+{
+	struct vf_fabric *f = fat_tree(4, 2, 4, 0);
+	struct vf_route_report r;
+	struct vf_lfts t;
+	bool avoided = true;
+
+	/* leaf 0's uplink to spine 0 (port 5) goes bad */
+	vf_node_port(f, &f->nodes[0], 5)->healthy = false;
+	OK(!route(f, &t), "route with an unhealthy uplink");
+	for (unsigned lid = 1; lid <= f->max_lid; lid++)
+		avoided &= vf_lft_row(&t, 0)[lid] != 5;
+	OK(avoided, "leaf 0 never routes out of the unhealthy port");
+	for (unsigned lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t n = vf_fabric_lid_node(f, lid);
+
+		if (n != VF_NONE && !vf_is_switch(&f->nodes[n]) &&
+		    n >= vf_fabric_find_name(f, "H0_0") + 4)
+			avoided &= vf_lft_row(&t, 4)[lid] != 1;
+	}
+	OK(avoided, "spine 0 does not send other leaves' hosts to leaf 0");
+	OK(!vf_route_check(f, &t, &r), "route check runs");
+	EQ_U(r.ca_unreachable, 0, "still every CA pair reachable");
+	OK(!r.credit_loop, "no credit loop");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+static void test_lmc(void)
+{
+	struct vf_fabric *f = fat_tree(4, 2, 4, 2);
+	struct vf_route_report r;
+	struct vf_lfts t;
+	bool spread = true;
+	uint32_t first = vf_fabric_find_name(f, "H0_0");
+
+	OK(!route(f, &t), "route with LMC 2");
+	/* from leaf 3, the 4 LIDs of each host on leaf 0 use both spines */
+	for (unsigned h = 0; h < 4; h++) {
+		const struct vf_port *p =
+			vf_node_port(f, &f->nodes[first + h], 1);
+		unsigned to_s0 = 0;
+
+		for (unsigned k = 0; k < 4; k++)
+			to_s0 += vf_lft_row(&t, 3)[p->base_lid + k] == 5;
+		spread &= to_s0 == 2;
+	}
+	OK(spread, "each host's 4 LIDs go 2 via S0 and 2 via S1");
+	OK(!vf_route_check(f, &t, &r), "route check runs");
+	EQ_U(r.ca_unreachable, 0, "every LID of every CA reachable");
+	EQ_U(r.max_stretch, 0, "all LMC routes are shortest");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+/* A ring of 6 switches with one host each: min-hop, no shortcuts. */
+static void test_ring(void)
+{
+	struct vf_fabric *f = vf_fabric_create();
+	struct vf_route_report r;
+	struct vf_lfts t;
+	char name[16];
+
+	for (unsigned i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "R%u", i);
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x300 + i, 0, 3, name,
+				   NULL);
+	}
+	for (unsigned i = 0; i < 6; i++) {
+		uint32_t h;
+
+		vf_fabric_link(f, vf_fabric_port(f, i, 2),
+			       vf_fabric_port(f, (i + 1) % 6, 3));
+		snprintf(name, sizeof(name), "C%u", i);
+		h = vf_fabric_add_node(f, VF_NODE_CA, 0x1000 + 4 * i, 0, 1,
+				       name, NULL);
+		vf_fabric_link(f, vf_fabric_port(f, i, 1),
+			       vf_fabric_port(f, h, 1));
+	}
+	vf_fabric_assign_lids(f, 0);
+	vf_fabric_finalize(f);
+	OK(!route(f, &t), "route a 6-ring");
+	OK(!vf_route_check(f, &t, &r), "route check runs");
+	EQ_U(r.ca_unreachable + r.sw_unreachable, 0, "all reachable");
+	EQ_U(r.max_stretch, 0, "min-hop on the ring");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+static void test_deterministic(void)
+{
+	struct vf_fabric *f = fat_tree(6, 3, 5, 1);
+	struct vf_lfts a, b;
+
+	OK(!route(f, &a) && !route(f, &b), "route twice");
+	OK(!memcmp(a.port, b.port,
+		   (size_t)a.num_switches * (a.max_lid + 1)),
+	   "identical tables from identical input");
+	vf_lfts_free(&a);
+	vf_lfts_free(&b);
+	vf_fabric_destroy(f);
+}
+
+static void test_disconnected(void)
+{
+	struct vf_fabric *f = fat_tree(2, 1, 1, 0);
+	struct vf_lfts t;
+	uint32_t h1 = vf_fabric_find_name(f, "H1_0");
+	unsigned lid1 = vf_node_port(f, &f->nodes[h1], 1)->base_lid;
+
+	/* cut leaf 1 off entirely: its only uplink is unhealthy */
+	vf_node_port(f, &f->nodes[1], 2)->healthy = false;
+	OK(!route(f, &t), "routing a split fabric still succeeds");
+	EQ_U(vf_lft_row(&t, 0)[lid1], VF_NO_PORT,
+	     "an unreachable destination stays a drop");
+	EQ_U(vf_lft_row(&t, 1)[lid1], 1, "its own leaf still reaches it");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+int main(void)
+{
+	test_fat_tree();
+	test_tie_break();
+	test_unhealthy();
+	test_lmc();
+	test_ring();
+	test_deterministic();
+	test_disconnected();
+	return tap_done();
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * A minimal TAP producer for the C unit tests.  Each check prints
+ * "ok N - what" or "not ok N - what" plus the file:line and the values on
+ * failure; tap_done() prints the plan and returns the exit status.
+ */
+#ifndef VF_TAP_H
+#define VF_TAP_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static unsigned tap_count, tap_failed;
+
+static inline int tap_ok(int cond, const char *file, int line,
+			 const char *what)
+{
+	tap_count++;
+	if (!cond)
+		tap_failed++;
+	printf("%sok %u - %s\n", cond ? "" : "not ", tap_count, what);
+	if (!cond)
+		printf("#   failed at %s:%d\n", file, line);
+	fflush(stdout);
+	return cond;
+}
+
+#define OK(cond, what) tap_ok(!!(cond), __FILE__, __LINE__, (what))
+
+#define EQ_U(a, b, what)                                                  \
+	do {                                                              \
+		uint64_t a_ = (a), b_ = (b);                              \
+		if (!OK(a_ == b_, what))                                  \
+			printf("#   got %" PRIu64 ", expected %" PRIu64   \
+			       "\n", a_, b_);                             \
+	} while (0)
+
+#define EQ_S(a, b, what)                                                  \
+	do {                                                              \
+		const char *a_ = (a), *b_ = (b);                          \
+		if (!OK(a_ && b_ && !strcmp(a_, b_), what))               \
+			printf("#   got \"%s\", expected \"%s\"\n",       \
+			       a_ ? a_ : "(null)", b_ ? b_ : "(null)");   \
+	} while (0)
+
+static inline int tap_done(void)
+{
+	printf("1..%u\n", tap_count);
+	return tap_failed ? 1 : 0;
+}
+
+#endif /* VF_TAP_H */
