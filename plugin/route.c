@@ -95,6 +95,10 @@ static void log_check(const struct vf_engine_ctx *ec,
 	if (r.credit_loop)
 		vf_log(VF_LOG_ERROR, "ERR VF0108: %s: credit loop: %s",
 		       ec->engine->name, r.cycle);
+	else if (r.sw_credit_loop)
+		vf_log(VF_LOG_INFO,
+		       "%s: routes to switch LIDs (management traffic) close a cycle: %s",
+		       ec->engine->name, r.sw_cycle);
 	for (unsigned i = 0; i < r.num_examples; i++)
 		vf_log(VF_LOG_ERROR, "ERR VF0109: %s: %s", ec->engine->name,
 		       r.examples[i]);

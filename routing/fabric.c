@@ -158,7 +158,7 @@ static bool port_has_lid_slot(const struct vf_fabric *f,
 
 int vf_fabric_assign_lids(struct vf_fabric *f, unsigned lmc)
 {
-	unsigned next = 1, ca_lmc = lmc > 7 ? 7 : lmc;
+	unsigned next = 0, ca_lmc = lmc > 7 ? 7 : lmc;
 
 	if (f->finalized)
 		return -EINVAL;
@@ -176,7 +176,8 @@ int vf_fabric_assign_lids(struct vf_fabric *f, unsigned lmc)
 		for (uint32_t i = 0; i < f->num_ports; i++) {
 			struct vf_port *p = &f->ports[i];
 			bool sw = vf_is_switch(&f->nodes[p->node]);
-			unsigned l = sw ? 0 : ca_lmc, size = 1u << l;
+			/* OpenSM reserves an aligned block for switches too */
+			unsigned l = sw ? 0 : ca_lmc, size = 1u << ca_lmc, block;
 
 			if (sw != want_switch || p->base_lid ||
 			    !port_has_lid_slot(f, p))
@@ -184,12 +185,17 @@ int vf_fabric_assign_lids(struct vf_fabric *f, unsigned lmc)
 			/* an unlinked CA port has no LID in a live subnet */
 			if (!sw && p->remote == VF_NONE)
 				continue;
-			next = (next + size - 1) & ~(size - 1);
-			if (next + size - 1 > VF_MAX_LID)
+			block = (next + size - 1) & ~(size - 1);
+			/* LID 0 is invalid: a CA skips block 0, a switch uses 1 */
+			if (block == 0 && !sw)
+				block = size;
+			if (block + size - 1 > VF_MAX_LID)
 				return -ERANGE;
-			p->base_lid = next;
+			p->base_lid = block ? block : 1;
 			p->lmc = l;
-			next += size;
+			/* a switch leaves the rest of its block unused */
+			next = block + size > p->base_lid + 1u ? block + size
+							      : p->base_lid + 1u;
 		}
 	}
 	return 0;

@@ -7,6 +7,7 @@
  * header details, the " : (...)" destination column and the trailer.
  */
 #include <ctype.h>
+#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -70,13 +71,42 @@ static void write_switch(FILE *out, const struct vf_fabric *f,
 	fprintf(out, "%u lids dumped\n", t->max_lid);
 }
 
+/*
+ * OpenSM walks its switch map, a cl_qmap keyed by the GUID in network
+ * byte order read as a host integer; sort the same way so that our file
+ * lists the switches in OpenSM's order.
+ */
+struct sw_key {
+	uint64_t key;
+	uint32_t sw;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	uint64_t x = ((const struct sw_key *)a)->key;
+	uint64_t y = ((const struct sw_key *)b)->key;
+
+	return x < y ? -1 : x > y;
+}
+
 int vf_lftdump_write(FILE *out, const struct vf_fabric *f,
 		     const struct vf_lfts *t)
 {
+	struct sw_key *order;
+
 	if (!f->finalized || t->num_switches != f->num_switches)
 		return -EINVAL;
-	for (uint32_t sw = 0; sw < f->num_switches; sw++)
-		write_switch(out, f, t, sw);
+	order = malloc((f->num_switches + 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t sw = 0; sw < f->num_switches; sw++) {
+		order[sw].key = htobe64(f->nodes[f->switches[sw]].guid);
+		order[sw].sw = sw;
+	}
+	qsort(order, f->num_switches, sizeof(*order), cmp_key);
+	for (uint32_t i = 0; i < f->num_switches; i++)
+		write_switch(out, f, t, order[i].sw);
+	free(order);
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;

@@ -35,7 +35,7 @@ enum {
 	RC_ON_PATH = -2,	/* on the walk being resolved */
 	RC_NO_ROUTE = -3,	/* LFT entry VF_NO_PORT */
 	RC_BAD_PORT = -4,	/* LFT names a port the switch lacks */
-	RC_LINK_DOWN = -5,	/* port not linked, or the link is unhealthy */
+	RC_LINK_DOWN = -5,	/* port unlinked, or the link unhealthy */
 	RC_WRONG_CA = -6,	/* delivered to an end port without the LID */
 	RC_WRONG_SW = -7,	/* port 0 on a switch without the LID */
 	RC_LOOP = -8,		/* the walk revisits a switch */
@@ -54,13 +54,13 @@ struct rc_ctx {
 	uint32_t nsw;
 
 	/* topology, built once */
-	uint32_t *pnext;	/* switch port -> peer switch, PN_DOWN, PN_END */
+	uint32_t *pnext;	/* switch port -> peer switch or PN_* */
 	uint32_t *ca_at;	/* switch -> CA source ports entering there */
 	uint32_t *dead;		/* CA source ports on an unusable link */
 	uint32_t num_dead;
-	uint32_t *b2b;		/* CA source ports linked to another end port */
+	uint32_t *b2b;		/* CA source ports linked to end ports */
 	uint32_t num_b2b;
-	uint32_t *adj_off;	/* switch neighbours over usable links (CSR) */
+	uint32_t *adj_off;	/* switch neighbours, usable links (CSR) */
 	uint32_t *adj;
 
 	/* channels: directed usable inter-switch links */
@@ -68,8 +68,10 @@ struct rc_ctx {
 	uint32_t *port_chan;	/* port index -> channel, VF_NONE */
 	uint32_t *chan_port;	/* channel -> out port index on its tail */
 	uint8_t *chan_num;	/* channel -> out port number */
-	uint64_t *dep_off;	/* channel -> first bit of its dependency row */
-	uint64_t *deps;		/* row bit q: next channel leaves the head by q */
+	uint64_t *dep_off;	/* channel -> first bit of its deps row */
+	uint64_t *deps;		/* row bit q: then out of head port q */
+	uint64_t *sw_deps;	/* the same, added by routes to switch LIDs */
+	bool with_sw_deps;	/* the cycle search follows sw_deps too */
 	uint8_t *chan_used;
 	uint64_t *load;
 
@@ -78,7 +80,7 @@ struct rc_ctx {
 	uint32_t *nxt;		/* next switch where res was RC_FORWARD */
 	uint32_t *chan;		/* channel taken there, else VF_NONE */
 	uint32_t *scratch;	/* walk stack, BFS queue, flow order */
-	int32_t *dist;		/* BFS hops to the destination switch, -1 */
+	int32_t *dist;		/* BFS hops to destination switch, -1 */
 	uint64_t *flow;
 	uint32_t *bucket;	/* counting sort of switches by hops */
 };
@@ -164,6 +166,7 @@ static void ctx_free(struct rc_ctx *c)
 	free(c->chan_num);
 	free(c->dep_off);
 	free(c->deps);
+	free(c->sw_deps);
 	free(c->chan_used);
 	free(c->load);
 	free(c->res);
@@ -243,7 +246,8 @@ static int setup_channels(struct rc_ctx *c)
 		bits += sw_node(c, c->pnext[i])->num_ports + 1u;
 	}
 	c->deps = zalloc(bits / 64 + 1, sizeof(*c->deps));
-	return c->deps ? 0 : -ENOMEM;
+	c->sw_deps = zalloc(bits / 64 + 1, sizeof(*c->sw_deps));
+	return c->deps && c->sw_deps ? 0 : -ENOMEM;
 }
 
 /* Neighbour lists for the BFS, parallel cables folded into one entry. */
@@ -425,6 +429,7 @@ static void describe_end(const struct rc_ctx *c, uint32_t s, unsigned lid,
 	const struct vf_port *port = vf_node_port(f, n, p <= n->num_ports ?
 						   p : 0);
 	const char *name = sw_desc(c, s);
+	const struct vf_node *peer;
 
 	switch (rc) {
 	case RC_NO_ROUTE:
@@ -439,9 +444,9 @@ static void describe_end(const struct rc_ctx *c, uint32_t s, unsigned lid,
 			  "link down");
 		break;
 	case RC_WRONG_CA:
+		peer = &f->nodes[f->ports[port->remote].node];
 		sb_printf(b, "%s port %u leads to %s, which does not own it",
-			  name, p,
-			  vf_node_desc(f, &f->nodes[f->ports[port->remote].node]));
+			  name, p, vf_node_desc(f, peer));
 		break;
 	case RC_WRONG_SW:
 		sb_printf(b, "%s takes it (port 0) but does not own it", name);
@@ -578,45 +583,22 @@ static void count_end_pairs(struct rc_ctx *c, unsigned lid, bool dca)
 			continue;
 		tally(c, dca, hit ? 0 : RC_WRONG_CA, 0, 1);
 		if (!hit)
-			example_ca(c, lid, p, "linked to an end port without it");
-	}
-}
-
-static void add_deps(struct rc_ctx *c)
-{
-	for (uint32_t u = 0; u < c->nsw; u++) {
-		uint32_t cu = c->chan[u], cv;
-		uint64_t bit;
-
-		if (cu == VF_NONE)
-			continue;
-		c->chan_used[cu] = 1;
-		cv = c->chan[c->nxt[u]];
-		if (cv == VF_NONE)
-			continue;
-		bit = c->dep_off[cu] + c->chan_num[cv];
-		if (c->deps[bit / 64] & (1ull << (bit % 64)))
-			continue;
-		c->deps[bit / 64] |= 1ull << (bit % 64);
-		c->r->dependencies++;
+			example_ca(c, lid, p, "its peer does not own the LID");
 	}
 }
 
 /*
- * All-to-all flow to one CA base LID: every switch starts with the CA ports
- * entering it, then, farthest first, hands its flow to the next switch and
- * the link between.  Unreachable switches keep theirs.
+ * The reachable switches, farthest from the destination first, into
+ * c->scratch; returns how many forward (are not the destination).
  */
-static void add_load(struct rc_ctx *c, uint32_t dsw)
+static uint32_t order_by_distance(struct rc_ctx *c)
 {
 	uint32_t *order = c->scratch, pos = 0, n = 0;
 
 	memset(c->bucket, 0, c->nsw * sizeof(*c->bucket));
-	for (uint32_t s = 0; s < c->nsw; s++) {
-		c->flow[s] = c->ca_at[s] - (s == dsw);
+	for (uint32_t s = 0; s < c->nsw; s++)
 		if (c->res[s] >= 0)
 			c->bucket[c->res[s]]++;
-	}
 	for (uint32_t h = c->nsw; h-- > 0;) {
 		uint32_t cnt = c->bucket[h];
 
@@ -626,11 +608,69 @@ static void add_load(struct rc_ctx *c, uint32_t dsw)
 	for (uint32_t s = 0; s < c->nsw; s++)
 		if (c->res[s] >= 0)
 			order[c->bucket[c->res[s]]++] = s;
-	for (; n < pos && c->res[order[n]] > 0; n++) {
-		uint32_t s = order[n];
+	while (n < pos && c->res[order[n]] > 0)
+		n++;
+	return n;
+}
 
-		c->flow[c->nxt[s]] += c->flow[s];
+/*
+ * All-to-all flow to one CA LID: every switch starts with the CA ports
+ * entering it, then, farthest first, hands its flow to the next switch.
+ * Afterwards flow[s] > 0 exactly when traffic from some CA passes s.
+ * Returns the number of forwarding switches at the head of c->scratch.
+ */
+static uint32_t spread_flow(struct rc_ctx *c, uint32_t dsw)
+{
+	uint32_t n = order_by_distance(c);
+
+	for (uint32_t s = 0; s < c->nsw; s++)
+		c->flow[s] = c->ca_at[s] - (s == dsw);
+	for (uint32_t i = 0; i < n; i++)
+		c->flow[c->nxt[c->scratch[i]]] += c->flow[c->scratch[i]];
+	return n;
+}
+
+/* Count the flow of a CA base LID on each link it crosses. */
+static void add_load(struct rc_ctx *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = c->scratch[i];
+
 		c->load[c->chan[s]] += c->flow[s];
+	}
+}
+
+/*
+ * Channel dependencies of one destination LID.  Data dependencies are the
+ * turns that traffic from CA ports to a CA LID takes: that is what credit
+ * loops deadlock.  Everything else is management: routes to switch LIDs
+ * (mostly SMPs on VL15, which has no credit flow control) and table
+ * entries only switch-originated packets use; in trees where a switch can
+ * only be reached through a down-up turn (spine to spine), min-hop routes
+ * of that kind necessarily close cycles, so they are reported apart.
+ */
+static void add_deps(struct rc_ctx *c, bool data_lid)
+{
+	for (uint32_t u = 0; u < c->nsw; u++) {
+		uint32_t cu = c->chan[u], cv;
+		bool data = data_lid && c->flow[u] > 0;
+		uint64_t *deps = data ? c->deps : c->sw_deps;
+		uint64_t bit;
+
+		if (cu == VF_NONE)
+			continue;
+		c->chan_used[cu] = 1;
+		cv = c->chan[c->nxt[u]];
+		if (cv == VF_NONE)
+			continue;
+		bit = c->dep_off[cu] + c->chan_num[cv];
+		if (deps[bit / 64] & (1ull << (bit % 64)))
+			continue;
+		deps[bit / 64] |= 1ull << (bit % 64);
+		if (data)
+			c->r->dependencies++;
+		else
+			c->r->sw_dependencies++;
 	}
 }
 
@@ -638,15 +678,19 @@ static void check_lid(struct rc_ctx *c, unsigned lid, uint32_t dsw)
 {
 	const struct vf_fabric *f = c->f;
 	const struct vf_port *dp = &f->ports[f->lid_port[lid]];
-	bool dca = !vf_is_switch(&f->nodes[dp->node]);
+	bool dca = !vf_is_switch(&f->nodes[dp->node]) && dsw != VF_NONE;
+	uint32_t n;
 
 	classify_all(c, lid);
 	resolve_all(c);
-	count_switch_pairs(c, lid, dsw, dca);
-	count_end_pairs(c, lid, dca);
-	add_deps(c);
-	if (dca && dsw != VF_NONE && lid == dp->base_lid)
-		add_load(c, dsw);
+	count_switch_pairs(c, lid, dsw, !vf_is_switch(&f->nodes[dp->node]));
+	count_end_pairs(c, lid, !vf_is_switch(&f->nodes[dp->node]));
+	if (dca) {
+		n = spread_flow(c, dsw);
+		if (lid == dp->base_lid)
+			add_load(c, n);
+	}
+	add_deps(c, dca);
 }
 
 /*
@@ -713,8 +757,11 @@ static uint32_t next_dep(const struct rc_ctx *c, uint32_t k, uint16_t *q)
 
 	for (; *q <= head->num_ports; (*q)++) {
 		uint64_t bit = c->dep_off[k] + *q;
+		uint64_t row = c->deps[bit / 64];
 
-		if (c->deps[bit / 64] & (1ull << (bit % 64)))
+		if (c->with_sw_deps)
+			row |= c->sw_deps[bit / 64];
+		if (row & (1ull << (bit % 64)))
 			return c->port_chan[head->first_port + (*q)++];
 	}
 	return VF_NONE;
@@ -732,7 +779,8 @@ static void sb_channel(const struct rc_ctx *c, struct sbuf *b, uint32_t k)
 static void write_cycle(struct rc_ctx *c, const uint32_t *stk, uint32_t sp,
 			uint32_t to)
 {
-	struct sbuf b = { c->r->cycle, sizeof(c->r->cycle), 0, false };
+	char *out = c->with_sw_deps ? c->r->sw_cycle : c->r->cycle;
+	struct sbuf b = { out, sizeof(c->r->cycle), 0, false };
 	uint32_t i = 0;
 
 	while (stk[i] != to)
@@ -743,7 +791,10 @@ static void write_cycle(struct rc_ctx *c, const uint32_t *stk, uint32_t sp,
 	}
 	sb_channel(c, &b, to);
 	sb_mark_cut(&b);
-	c->r->credit_loop = true;
+	if (c->with_sw_deps)
+		c->r->sw_credit_loop = true;
+	else
+		c->r->credit_loop = true;
 }
 
 /* Iterative DFS from root; true when it found (and wrote) a cycle. */
@@ -774,13 +825,14 @@ static bool dfs(struct rc_ctx *c, uint32_t root, uint8_t *color,
 	return false;
 }
 
-static int find_cycle(struct rc_ctx *c)
+static int find_cycle(struct rc_ctx *c, bool with_sw_deps)
 {
 	uint8_t *color = zalloc(c->nchan, sizeof(*color));
 	uint32_t *stk = zalloc(c->nchan, sizeof(*stk));
 	uint16_t *it = zalloc(c->nchan, sizeof(*it));
 	int rc = -ENOMEM;
 
+	c->with_sw_deps = with_sw_deps;
 	if (color && stk && it) {
 		for (uint32_t k = 0; k < c->nchan; k++)
 			if (color[k] == WHITE && dfs(c, k, color, stk, it))
@@ -840,7 +892,10 @@ int vf_route_check(const struct vf_fabric *f, const struct vf_lfts *t,
 	if (!rc)
 		rc = check_lids(&c);
 	if (!rc)
-		rc = find_cycle(&c);
+		rc = find_cycle(&c, false);
+	/* a cycle among CA routes is one among all routes too */
+	if (!rc && !r->credit_loop)
+		rc = find_cycle(&c, true);
 	if (!rc)
 		sum_links(&c);
 	ctx_free(&c);
@@ -874,6 +929,11 @@ void vf_route_report_print(FILE *out, const struct vf_route_report *r)
 	fprintf(out, "credit loops  %s%s (%u channels, %" PRIu64
 		" dependencies)\n", r->credit_loop ? "FOUND: " : "none",
 		r->credit_loop ? r->cycle : "", r->channels, r->dependencies);
+	if (r->sw_credit_loop)
+		fprintf(out, "              management routes (to switch LIDs, "
+			"from switches) add %" PRIu64
+			" dependencies and a cycle: %s\n",
+			r->sw_dependencies, r->sw_cycle);
 	fprintf(out, "link load     max %" PRIu64
 		", avg %.2f, max/avg %.2f over %u links, %u used\n",
 		r->load_max, r->load_avg, r->load_max_over_avg, r->links,
@@ -932,6 +992,10 @@ void vf_route_report_json(FILE *out, const struct vf_route_report *r)
 		r->hops_sum, r->min_hops_sum, r->channels, r->dependencies,
 		r->credit_loop ? "true" : "false");
 	json_str(out, r->cycle);
+	fprintf(out, ",\"sw_dependencies\":%" PRIu64
+		",\"sw_credit_loop\":%s,\"sw_cycle\":", r->sw_dependencies,
+		r->sw_credit_loop ? "true" : "false");
+	json_str(out, r->sw_cycle);
 	fprintf(out, ",\"links\":%u,\"links_used\":%u,\"load_max\":%" PRIu64
 		",\"load_avg\":%.4f,\"load_max_over_avg\":%.4f,\"ok\":%s"
 		",\"examples\":[", r->links, r->links_used, r->load_max,

@@ -6,9 +6,13 @@
  *
  *  - reachability: from every switch and every CA port, every LID;
  *  - hop stretch: hops taken versus the shortest healthy path;
- *  - credit loops: a cycle in the channel dependency graph of the routes
- *    (single-VL analysis: engines that separate traffic by SL/VL, such as
- *    dfsssp or lash, can show loops here that their VLs break);
+ *  - credit loops: a cycle in the channel dependency graph of the data
+ *    traffic, the routes from CA ports to CA LIDs (single-VL analysis:
+ *    engines that separate traffic by SL/VL, such as dfsssp or lash, can
+ *    show loops here that their VLs break).  Management routes, to switch
+ *    LIDs (mostly SMPs on VL15, which has no credit flow control) or used
+ *    only by switch-originated packets, may add cycles: those are reported
+ *    separately and do not fail the check;
  *  - all-to-all link load: one route from every CA port to the base LID of
  *    every other CA port, counted on each directed inter-switch link.
  */
@@ -38,9 +42,12 @@ struct vf_route_report {
 	uint64_t min_hops_sum;	/* shortest, over the same pairs */
 	/* credit loops */
 	uint32_t channels;	/* directed inter-switch links carrying routes */
-	uint64_t dependencies;	/* edges in the channel dependency graph */
-	bool credit_loop;
+	uint64_t dependencies;	/* CDG edges of CA-to-CA traffic */
+	bool credit_loop;	/* a cycle among those: fails the check */
 	char cycle[1024];	/* one cycle: "S1/3 -> S2/5 -> ... -> S1/3" */
+	uint64_t sw_dependencies;	/* more edges, from management routes */
+	bool sw_credit_loop;	/* only with those: informational */
+	char sw_cycle[1024];
 	/* all-to-all load on directed inter-switch links */
 	uint32_t links;		/* directed inter-switch links (healthy) */
 	uint32_t links_used;	/* carrying at least one route */
@@ -52,7 +59,10 @@ struct vf_route_report {
 	char examples[VF_CHECK_EXAMPLES][160];
 };
 
-/* Run every check; returns 0 or -ENOMEM.  t must be sized to f. */
+/*
+ * Run every check; returns 0, -ENOMEM, or -EINVAL when f is not finalized
+ * or t is not sized to it.
+ */
 int vf_route_check(const struct vf_fabric *f, const struct vf_lfts *t,
 		   struct vf_route_report *r);
 /* True when nothing is unreachable and there is no credit loop. */

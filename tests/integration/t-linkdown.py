@@ -39,7 +39,7 @@ def main():
                f"before: L001 routes LIDs over port {port} (to S001)")
 
         sim.console(f'Unlink "L001"[{port}]')
-        since = sim._since
+        since = sim.cmd_log_offset
         secs = sim.wait_resweep()
         tap.diag(f"rerouted {secs:.2f} s after the unlink")
         log = sim.log_text(since)

@@ -34,11 +34,34 @@ static void link2(struct net *n, uint32_t a, unsigned pa, uint32_t b,
 		       vf_fabric_port(n->f, b, pb));
 }
 
+/*
+ * LIDs in node order, switches first (1, 2, ...), then every linked CA
+ * port, LMC 0.  Set here rather than by vf_fabric_assign_lids() so that
+ * the numbers the tests name stay fixed.
+ */
+static void give_lids(struct net *n)
+{
+	unsigned next = 1;
+
+	for (int sw = 1; sw >= 0; sw--) {
+		for (uint32_t i = 0; i < n->f->num_nodes; i++) {
+			const struct vf_node *nd = &n->f->nodes[i];
+			struct vf_port *p;
+
+			if (vf_is_switch(nd) != sw)
+				continue;
+			p = vf_node_port(n->f, nd, sw ? 0 : 1);
+			if (sw || p->remote != VF_NONE)
+				p->base_lid = next++;
+		}
+	}
+}
+
 /* LIDs, finalize, all-drop LFTs; returns false (and says so) on failure */
 static int finish(struct net *n)
 {
-	return OK(!vf_fabric_assign_lids(n->f, 0) &&
-		  !vf_fabric_finalize(n->f) &&
+	give_lids(n);
+	return OK(!vf_fabric_finalize(n->f) &&
 		  !vf_lfts_init(&n->t, n->f->num_switches, n->f->max_lid),
 		  "fabric built");
 }
@@ -222,6 +245,33 @@ static void ring_routes(struct net *n, bool updown)
 	}
 }
 
+/*
+ * Routes to CA LIDs up/down, routes to switch LIDs clockwise: the data
+ * traffic has no credit loop, the management routes add one, which is
+ * reported on its own and does not fail the check.
+ */
+static void test_switch_lid_loop(void)
+{
+	struct net n;
+
+	if (!ring(&n, NULL))
+		return;
+	ring_routes(&n, true);
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned j = 0; j < 4; j++)
+			route(&n, i, lid(&n, j),
+			      i == j ? 0 : ring_port(i, j, false));
+	if (!check(&n))
+		return;
+	OK(!n.r.credit_loop, "i: no credit loop among routes to CAs");
+	OK(n.r.sw_credit_loop, "i: routes to switch LIDs add a cycle");
+	OK(strstr(n.r.sw_cycle, "S0/2") && strstr(n.r.sw_cycle, "->"),
+	   "i: the switch-LID cycle is described");
+	OK(n.r.sw_dependencies > 0, "i: their dependencies are counted");
+	OK(vf_route_report_ok(&n.r), "i: the check still passes");
+	drop_net(&n);
+}
+
 static void test_ring(void)
 {
 	struct net n;
@@ -332,11 +382,46 @@ static void test_unhealthy(void)
 	drop_net(&n);
 }
 
+static void test_dead_host(void)
+{
+	struct net n;
+
+	if (!two_switches(&n, false))
+		return;
+	n.f->ports[vf_fabric_port(n.f, 5, 1)].healthy = false;	/* H4 */
+	if (!check(&n))
+		return;
+	EQ_U(n.r.ca_unreachable, 6, "f: H4 <-> H1, H2, H3 both ways");
+	EQ_U(n.r.sw_unreachable, 4, "f: H4 <-> S1, S2 both ways");
+	EQ_U(n.r.load_max, 2, "f: H4 adds no load");
+	has(n.r.examples[0], "lid 1 from CA H4 port 1: link down",
+	    "f: a dead host is named");
+	drop_net(&n);
+}
+
+/* No switch at all: two CAs cabled to each other. */
+static void test_back_to_back(void)
+{
+	struct net n = { .f = vf_fabric_create() };
+
+	add_ca(&n, "B1", 0x100);
+	add_ca(&n, "B2", 0x200);
+	link2(&n, 0, 1, 1, 1);
+	if (!finish(&n) || !check(&n))
+		return;
+	EQ_U(n.r.ca_pairs, 2, "f: back to back, both ways");
+	EQ_U(n.r.ca_unreachable + n.r.sw_pairs, 0, "f: reach, no switch");
+	OK(n.r.links == 0 && n.r.load_avg == 0, "f: no links, no load");
+	OK(vf_route_report_ok(&n.r), "f: back to back ok");
+	drop_net(&n);
+}
+
 /* Parse with Python's json module: the strictest reader at hand. */
 static int json_parses(const struct vf_route_report *r)
 {
-	FILE *p = popen("python3 -c 'import json,sys; d = json.load(sys.stdin); "
-			"assert isinstance(d[\"examples\"], list)' 2>&1", "w");
+	FILE *p = popen("python3 -c 'import json, sys; "
+			"d = json.load(sys.stdin); "
+			"assert isinstance(d[\"examples\"], list)'", "w");
 
 	if (!p)
 		return 0;
@@ -354,7 +439,7 @@ static void test_output(void)
 	if (!ring(&n, "ring \"zero\" \\ \t\xc3\xa9\xff"))
 		return;
 	ring_routes(&n, false);
-	route(&n, 1, lid(&n, 6), VF_NO_PORT);
+	route(&n, 1, lid(&n, 2), VF_NO_PORT);
 	if (!check(&n))
 		return;
 	OK(n.r.credit_loop && n.r.num_examples > 0, "g: loop and examples");
@@ -370,7 +455,7 @@ static void test_output(void)
 	vf_route_report_print(mem, &n.r);
 	fclose(mem);
 	has(buf, "credit loops  FOUND: ", "g: text names the loop");
-	has(buf, "failure       lid 7", "g: text lists the failure");
+	has(buf, "failure       lid 3", "g: text lists the failure");
 	free(buf);
 	drop_net(&n);
 }
@@ -408,7 +493,8 @@ static void fat_tree_routes(struct net *n)
 		unsigned l = lid(n, d), up, leaf, down;
 		bool host = d >= SPINES + LEAVES;
 
-		if (d < SPINES) {	/* spine: leaves up, spines via leaf 0 */
+		/* spine LIDs: leaves go up, other spines via leaf 0 */
+		if (d < SPINES) {
 			for (unsigned s = 0; s < SPINES; s++)
 				route(n, s, l, s == d ? 0 : 1);
 			for (unsigned x = 0; x < LEAVES; x++)
@@ -461,9 +547,12 @@ int main(void)
 	test_drop();
 	test_loop();
 	test_ring();
+	test_switch_lid_loop();
 	test_stretch();
 	test_loop_tail();
 	test_unhealthy();
+	test_dead_host();
+	test_back_to_back();
 	test_output();
 	test_fat_tree();
 	return tap_done();
