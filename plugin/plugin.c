@@ -56,10 +56,22 @@ static bool abi_looks_right(osm_opensm_t *osm)
 	return osm->subn.p_osm == osm && name && strstr(name, "vfabric");
 }
 
+/*
+ * Instances alive in this process.  Listing the plugin twice in
+ * event_plugin_name makes OpenSM call create() twice on one library, whose
+ * log sink and engine names are process-wide: the second is refused.
+ */
+static unsigned instances;
+
 static void *vf_create(osm_opensm_t *osm)
 {
 	struct vf_plugin *p;
 
+	if (instances) {
+		osm_log(&osm->log, OSM_LOG_ERROR,
+			"vfabric: ERR VF0112: the plugin is listed more than once in event_plugin_name; the extra copy is ignored\n");
+		return NULL;
+	}
 	if (!abi_looks_right(osm)) {
 		osm_log(&osm->log, OSM_LOG_ERROR,
 			"vfabric: ERR VF0101: OpenSM's structures do not match the headers this plugin was built with (%s); not loading. Rebuild the plugin against this OpenSM's libopensm-dev.\n",
@@ -84,6 +96,7 @@ static void *vf_create(osm_opensm_t *osm)
 		free(p);
 		return NULL;
 	}
+	instances++;
 	return p;
 }
 
@@ -93,6 +106,7 @@ static void vf_delete(void *data)
 
 	vf_log(VF_LOG_INFO, "unloading");
 	vf_log_set_sink(NULL, NULL);
+	instances--;
 	free(p->engines);
 	free(p);
 }

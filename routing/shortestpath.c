@@ -49,6 +49,9 @@ struct sp_ctx {
 	uint32_t *sw_routed;	/* per switch: CA LIDs routed into it */
 	uint32_t *base_routed;	/* per port index: CA base LIDs only */
 	uint32_t *base_sw_routed;	/* per switch: CA base LIDs only */
+	uint64_t *round;	/* [sw * nsw + dst_sw]: hops used this round */
+	uint64_t *cand;		/* [sw * nsw + dst_sw]: fastest shortest hops */
+	bool wide;		/* a switch has over 64 hops: no masks */
 };
 
 /* The switch behind port index p's link, or VF_NONE. */
@@ -188,6 +191,54 @@ static int build_order(struct sp_ctx *c)
 	return 0;
 }
 
+static bool on_shortest_path(const uint16_t *dist, uint32_t s,
+			     const struct sp_hop *hop)
+{
+	return dist[hop->next_sw] + 1 == dist[s];
+}
+
+/*
+ * The fastest of the shortest-path hops from s toward d as a mask; they
+ * are the same for every LID behind d, so this is done once per pair.
+ */
+static uint64_t candidates(const struct sp_ctx *c, uint32_t s, uint32_t d)
+{
+	const uint16_t *dist = c->dist + (size_t)d * c->nsw;
+	uint64_t cand = 0;
+	unsigned top = 0;
+
+	if (s == d || dist[s] == DIST_INF)
+		return 0;
+	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
+		const struct sp_hop *hop = &c->hops[h];
+
+		if (!on_shortest_path(dist, s, hop) || hop->rate < top)
+			continue;
+		if (hop->rate > top)
+			cand = 0;
+		top = hop->rate;
+		cand |= 1ull << (h - c->hop_start[s]);
+	}
+	return cand;
+}
+
+static int build_candidates(struct sp_ctx *c)
+{
+	for (uint32_t s = 0; s < c->nsw; s++)
+		if (c->hop_start[s + 1] - c->hop_start[s] > 64)
+			c->wide = true;
+	if (c->wide)
+		return 0;
+	c->cand = malloc((size_t)(c->nsw ? c->nsw : 1) * (c->nsw ? c->nsw : 1) *
+			 sizeof(*c->cand));
+	if (!c->cand)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < c->nsw; s++)
+		for (uint32_t d = 0; d < c->nsw; d++)
+			c->cand[(size_t)s * c->nsw + d] = candidates(c, s, d);
+	return 0;
+}
+
 static void ctx_free(struct sp_ctx *c)
 {
 	free(c->hops);
@@ -198,6 +249,8 @@ static void ctx_free(struct sp_ctx *c)
 	free(c->sw_routed);
 	free(c->base_routed);
 	free(c->base_sw_routed);
+	free(c->round);
+	free(c->cand);
 }
 
 static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f)
@@ -214,14 +267,18 @@ static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f)
 				sizeof(*c->base_routed));
 	c->base_sw_routed = calloc(c->nsw ? c->nsw : 1,
 				   sizeof(*c->base_sw_routed));
+	c->round = calloc((size_t)(c->nsw ? c->nsw : 1) * (c->nsw ? c->nsw : 1),
+			  sizeof(*c->round));
 	if (!c->lids_routed || !c->sw_routed || !c->base_routed ||
-	    !c->base_sw_routed)
+	    !c->base_sw_routed || !c->round)
 		return -ENOMEM;
 	rc = build_hops(c);
 	if (!rc)
 		rc = build_distances(c);
 	if (!rc)
 		rc = build_order(c);
+	if (!rc)
+		rc = build_candidates(c);
 	return rc;
 }
 
@@ -247,6 +304,20 @@ static bool locate(const struct vf_fabric *f, const struct vf_port *dst,
 	*dst_sw = f->nodes[peer->node].sw;
 	*last_port = peer->num;
 	return true;
+}
+
+/*
+ * A hop's bit in the per-destination masks: its position among the
+ * switch's inter-switch hops.  A fabric with a switch of more than 64
+ * inter-switch hops uses no masks: its hops are balanced by the load
+ * counters alone.
+ */
+static uint64_t hop_bit(const struct sp_ctx *c, uint32_t s,
+			const struct sp_hop *hop)
+{
+	size_t i = hop - &c->hops[c->hop_start[s]];
+
+	return i < 64 && !c->wide ? 1ull << i : 0;
 }
 
 /* Per destination port: the choices made for its earlier LIDs at a switch. */
@@ -278,9 +349,8 @@ static bool spread_uses(const struct sp_ctx *c, const struct sp_spread *sp,
 static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
 		   uint32_t s, const struct sp_hop *a, const struct sp_hop *b)
 {
-	if (a->rate != b->rate)
-		return a->rate > b->rate;
-	if (!sp || !sp->count) {
+	/* with LMC 0 every LID is a base LID: the totals below suffice */
+	if (sp && !sp->count) {
 		if (c->base_routed[a->port] != c->base_routed[b->port])
 			return c->base_routed[a->port] <
 			       c->base_routed[b->port];
@@ -307,24 +377,63 @@ static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
 	return a->num < b->num;
 }
 
-/* The best egress hop from switch s toward dst_sw, or NULL. */
-static const struct sp_hop *choose(const struct sp_ctx *c,
-				   const struct sp_spread *sp, uint32_t s,
-				   uint32_t dst_sw)
+/* choose() for switches with more than 64 hops: scan, no round masks. */
+static const struct sp_hop *choose_wide(const struct sp_ctx *c,
+					const struct sp_spread *sp,
+					uint32_t s, uint32_t dst_sw,
+					uint64_t *round, uint64_t **round_out)
 {
 	const uint16_t *dist = c->dist + (size_t)dst_sw * c->nsw;
 	const struct sp_hop *best = NULL;
+	unsigned top = 0;
 
-	if (dist[s] == DIST_INF)
+	if (s == dst_sw || dist[s] == DIST_INF)
 		return NULL;
+	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++)
+		if (on_shortest_path(dist, s, &c->hops[h]) &&
+		    c->hops[h].rate > top)
+			top = c->hops[h].rate;
 	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
 		const struct sp_hop *hop = &c->hops[h];
 
-		if (dist[hop->next_sw] + 1 != dist[s])
+		if (!on_shortest_path(dist, s, hop) || hop->rate != top)
 			continue;
 		if (!best || better(c, sp, s, hop, best))
 			best = hop;
 	}
+	*round_out = round;
+	return best;
+}
+
+/*
+ * The best egress hop from switch s toward dst_sw, or NULL.  Only the
+ * fastest of the shortest-path hops are candidates.  Routes from s toward
+ * one destination switch go in rounds: a candidate used in the current
+ * round waits until every candidate has had a route.  Without this, the
+ * least-loaded rotation of a leaf can fall into step with the order of
+ * the LIDs (OpenSM interleaves the hosts of several leaves) and send every
+ * host of one leaf through the same spine.
+ */
+static const struct sp_hop *choose(struct sp_ctx *c,
+				   const struct sp_spread *sp, uint32_t s,
+				   uint32_t dst_sw, uint64_t **round_out)
+{
+	uint64_t *round = &c->round[(size_t)s * c->nsw + dst_sw];
+	const struct sp_hop *first = &c->hops[c->hop_start[s]], *best = NULL;
+	uint64_t cand;
+
+	if (c->wide)
+		return choose_wide(c, sp, s, dst_sw, round, round_out);
+	cand = c->cand[(size_t)s * c->nsw + dst_sw];
+	if (!(cand & ~*round))
+		*round &= ~cand;	/* every candidate had one: new round */
+	for (uint64_t m = cand & ~*round; m; m &= m - 1) {
+		const struct sp_hop *hop = first + __builtin_ctzll(m);
+
+		if (!best || better(c, sp, s, hop, best))
+			best = hop;
+	}
+	*round_out = round;
 	return best;
 }
 
@@ -336,12 +445,13 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 		uint32_t s = c->order[k];
 		const struct sp_hop *hop;
 		uint8_t *row = vf_lft_row(t, s);
+		uint64_t *round;
 
 		if (s == dst_sw) {
 			row[lid] = last_port;
 			continue;
 		}
-		hop = choose(c, sp, s, dst_sw);
+		hop = choose(c, sp, s, dst_sw, &round);
 		if (!hop)
 			continue;
 		row[lid] = hop->num;
@@ -354,6 +464,7 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 			c->sw_routed[hop->next_sw]++;
 			c->base_routed[hop->port] += base;
 			c->base_sw_routed[hop->next_sw] += base;
+			*round |= hop_bit(c, s, hop);
 		}
 	}
 	if (sp)

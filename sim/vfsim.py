@@ -20,7 +20,10 @@ Typical use::
 What a Sim guarantees:
   * its own work dir (kept on failure, removed on success unless VF_KEEP=1),
     IBSIM_SOCKNAME, OpenSM cache/dump dirs and logs;
-  * ibsim's console is a pipe we keep open (stdin at EOF makes ibsim spin);
+  * ibsim's console is a FIFO, work/console, that we hold open read-write
+    (stdin at EOF makes ibsim spin; holding it needs no extra writer
+    process); with VF_KEEP=1 you can type into a live run:
+    echo 'Dump' > <workdir>/console;
     commands are followed by a "# marker" so we know when they are done;
   * waiting is polling with a timeout, failing fast when a process died;
   * teardown kills exactly the processes it started, by PID (SIGTERM,
@@ -108,9 +111,11 @@ class Tap:
 
 # -- tools --------------------------------------------------------------------
 def find_tool(name):
-    """Path of a program: $OPENSM/$IBSIM override, PATH, /usr/sbin."""
+    """Path of a program: $OPENSM/$IBSIM override, PATH, /usr/sbin.
+    An override that names no program means "missing": the user asked for
+    that one, and silently running another would hide the mistake."""
     env = os.environ.get(name.upper())
-    if env and shutil.which(env):
+    if env:
         return shutil.which(env)
     return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
 
@@ -250,6 +255,7 @@ class Sim:
         self.keep = os.environ.get("VF_KEEP") == "1"
         self.failed = False
         self.ibsim = None
+        self.console_fd = None
         self.ibsim_out = os.path.join(self.workdir, "ibsim.out")
         self.osms = []
         self.nodes = topogen.read_netfile(self.netfile)
@@ -287,7 +293,12 @@ class Sim:
         args += topogen.ibsim_size_args(topogen.netfile_sizes(self.netfile))
         args += list(extra_args) + [self.netfile]
         out = open(self.ibsim_out, "wb")
-        popen = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=out,
+        fifo = os.path.join(self.workdir, "console")
+        os.mkfifo(fifo)
+        # O_RDWR: opening never blocks and we stay a writer, so ibsim
+        # never sees EOF on its console
+        self.console_fd = os.open(fifo, os.O_RDWR)
+        popen = subprocess.Popen(args, stdin=self.console_fd, stdout=out,
                                  stderr=subprocess.STDOUT, cwd=self.workdir,
                                  env=self._env(), preexec_fn=_pdeathsig)
         out.close()
@@ -316,8 +327,7 @@ class Sim:
         self._marks += 1
         mark = f"# vfsim-mark-{self._marks}"
         start = file_size(self.ibsim_out)
-        self.ibsim.popen.stdin.write(f"{cmd}\n{mark}\n".encode())
-        self.ibsim.popen.stdin.flush()
+        os.write(self.console_fd, f"{cmd}\n{mark}\n".encode())
 
         def answered():
             out = read_from(self.ibsim_out, start)
@@ -533,10 +543,9 @@ class Sim:
             osm.stop(60)
         if self.ibsim is not None:
             self.ibsim.stop(10)
-            try:
-                self.ibsim.popen.stdin.close()
-            except OSError:
-                pass
+        if self.console_fd is not None:
+            os.close(self.console_fd)
+            self.console_fd = None
 
     def _report_failure(self):
         for osm in self.osms:

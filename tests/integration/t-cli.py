@@ -7,6 +7,8 @@ route -> dump -> check-routes round trips, and checks that must fail
 import json
 import os
 import re
+import subprocess
+import sys
 import tempfile
 
 import topogen
@@ -131,6 +133,28 @@ def torus_loops(tap, tmp):
            "... while every pair is still reachable on a shortest path")
 
 
+def missing_opensm(tap):
+    """Without OpenSM the demo stops and the ibsim tests skip, each
+    naming the packages to install."""
+    env = dict(os.environ, OPENSM="/nonexistent/opensm")
+    demo = os.path.join(vftest.TOP_SRCDIR, "sim", "demo.py")
+    res = subprocess.run([sys.executable, demo, "--vfabric", vftest.VFABRIC,
+                          "--plugin-dir", vftest.PLUGIN_DIR], env=env,
+                         capture_output=True, text=True, timeout=120)
+    tap.ok(res.returncode != 0 and "missing opensm" in res.stderr and
+           "apt-get install" in res.stderr,
+           "demo without OpenSM: says what is missing and how to install",
+           res.stderr + res.stdout)
+    harness = os.path.join(vftest.TOP_SRCDIR, "tests", "integration",
+                           "t-harness.py")
+    res = subprocess.run([sys.executable, harness], env=env,
+                         capture_output=True, text=True, timeout=120)
+    tap.ok(res.returncode == 0 and res.stdout.startswith("1..0 # SKIP") and
+           "opensm" in res.stdout and "ibsim-utils" in res.stdout,
+           "an ibsim test without OpenSM skips, naming the packages",
+           res.stdout)
+
+
 def main():
     tap = vfsim.Tap()
     if not os.access(vftest.VFABRIC, os.X_OK):
@@ -140,6 +164,7 @@ def main():
         bad_files(tap, tmp)
         round_trip(tap, tmp)
         torus_loops(tap, tmp)
+    missing_opensm(tap)
     tap.done()
 
 

@@ -52,7 +52,7 @@ def main():
                              plugin_dir=vftest.PLUGIN_DIR)
             secs = sim.wait_subnet_up()
             tap.diag(f"{label}: SUBNET UP after {secs:.2f} s")
-            vftest.engine_was_used(tap, sim, label)
+            vftest.engine_was_used(tap, sim, label, tree=tree)
             vftest.verify_fabric(tap, sim, label, tree=tree)
             if extra == ["lmc 2"]:
                 rep = vftest.check_routes(
