@@ -105,6 +105,7 @@ static void vf_delete(void *data)
 	struct vf_plugin *p = data;
 
 	vf_log(VF_LOG_INFO, "unloading");
+	vf_drop_pending(p);
 	vf_log_set_sink(NULL, NULL);
 	instances--;
 	free(p->engines);
@@ -122,6 +123,12 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 	re = p->osm->routing_engine_used;
 	vf_log(VF_LOG_INFO, "unicast routing done by engine '%s'",
 	       re && re->name ? re->name : "unknown");
+	/*
+	 * From the sweeper thread, no lock held: the route check delays the
+	 * rest of the sweep but not the SA.  A routing by another engine
+	 * (fallback) leaves nothing pending.
+	 */
+	vf_check_pending(p);
 }
 
 osm_event_plugin_t osm_event_plugin = {

@@ -4,8 +4,8 @@
  *
  * ucast_build_fwd_tables runs in the sweeper thread with osm->lock held
  * exclusively: it must not take the lock, and the SA waits while it runs.
- * It builds the fabric model, routes, checks the result and writes each
- * switch's new_lft.  build_lid_matrices is left NULL on purpose: OpenSM's
+ * It builds the fabric model, routes and writes each switch's new_lft; the
+ * route check runs later, on UCAST_ROUTING_DONE, with no lock held.  build_lid_matrices is left NULL on purpose: OpenSM's
  * own min-hop matrices are what its multicast tree builder needs.
  */
 #include <opensm/osm_config.h>
@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "plugin/plugin.h"
@@ -71,20 +72,20 @@ static unsigned write_new_lfts(osm_subn_t *subn, const struct vf_fabric *f,
 	return written;
 }
 
-static void log_check(const struct vf_engine_ctx *ec,
-		      const struct vf_fabric *f, const struct vf_lfts *t)
+static void log_check(const struct vf_routing *rt)
 {
+	const struct vf_engine *e = rt->engine;
 	struct vf_route_report r;
 
-	if (vf_route_check(f, t, &r)) {
+	if (vf_route_check(rt->fabric, &rt->lfts, &r)) {
 		vf_log(VF_LOG_ERROR, "ERR VF0106: %s: route check ran out of memory",
-		       ec->engine->name);
+		       e->name);
 		return;
 	}
 	vf_log(vf_route_report_ok(&r) ? VF_LOG_INFO : VF_LOG_ERROR,
 	       "%s%s check: unreachable %llu/%llu CA pairs, %llu/%llu switch pairs; max stretch %u; credit loops %s; all-to-all link load max %llu avg %.1f max/avg %.2f",
 	       vf_route_report_ok(&r) ? "" : "ERR VF0107: ",
-	       ec->engine->name,
+	       e->name,
 	       (unsigned long long)r.ca_unreachable,
 	       (unsigned long long)r.ca_pairs,
 	       (unsigned long long)r.sw_unreachable,
@@ -94,19 +95,45 @@ static void log_check(const struct vf_engine_ctx *ec,
 	       r.load_max_over_avg);
 	if (r.credit_loop)
 		vf_log(VF_LOG_ERROR, "ERR VF0108: %s: credit loop: %s",
-		       ec->engine->name, r.cycle);
+		       e->name, r.cycle);
 	else if (r.sw_credit_loop)
 		vf_log(VF_LOG_INFO,
 		       "%s: routes to switch LIDs (management traffic) close a cycle: %s",
-		       ec->engine->name, r.sw_cycle);
+		       e->name, r.sw_cycle);
 	for (unsigned i = 0; i < r.num_examples; i++)
-		vf_log(VF_LOG_ERROR, "ERR VF0109: %s: %s", ec->engine->name,
+		vf_log(VF_LOG_ERROR, "ERR VF0109: %s: %s", e->name,
 		       r.examples[i]);
+}
+
+void vf_drop_pending(struct vf_plugin *p)
+{
+	vf_lfts_free(&p->pending.lfts);
+	vf_fabric_destroy(p->pending.fabric);
+	p->pending.fabric = NULL;
+}
+
+void vf_check_pending(struct vf_plugin *p)
+{
+	if (p->pending.fabric)
+		log_check(&p->pending);
+	vf_drop_pending(p);
+}
+
+/* Keep this routing for the check on UCAST_ROUTING_DONE. */
+static void keep_for_check(struct vf_plugin *p, const struct vf_engine *e,
+			   struct vf_fabric *f, struct vf_lfts *t)
+{
+	vf_drop_pending(p);
+	p->pending.engine = e;
+	p->pending.fabric = f;
+	p->pending.lfts = *t;
+	memset(t, 0, sizeof(*t));
 }
 
 static int build_fwd_tables(void *context)
 {
 	struct vf_engine_ctx *ec = context;
+	const struct vf_engine *e = ec->engine;
 	osm_subn_t *subn = &ec->plugin->osm->subn;
 	struct vf_route_opts opts = { 0 };
 	struct vf_lfts t = { 0 };
@@ -121,11 +148,11 @@ static int build_fwd_tables(void *context)
 	t1 = now_ms();
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
 	if (!rc)
-		rc = ec->engine->route(f, &opts, &t);
+		rc = e->route(f, &opts, &t);
 	if (rc) {
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0110: %s cannot route this fabric (%d); OpenSM falls back to the next engine",
-		       ec->engine->name, rc);
+		       e->name, rc);
 		goto out_free;
 	}
 	t2 = now_ms();
@@ -133,10 +160,12 @@ static int build_fwd_tables(void *context)
 	ec->runs++;
 	vf_log(VF_LOG_INFO,
 	       "%s routed %u switches, max LID %u in %.2f ms (fabric model %.2f ms, routing %.2f ms; run %u)",
-	       ec->engine->name, written, f->max_lid, now_ms() - t0, t1 - t0,
+	       e->name, written, f->max_lid, now_ms() - t0, t1 - t0,
 	       t2 - t1, ec->runs);
-	if (ec->plugin->opts.check_routes)
-		log_check(ec, f, &t);
+	if (ec->plugin->opts.check_routes) {
+		keep_for_check(ec->plugin, e, f, &t);
+		f = NULL;
+	}
 out_free:
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);

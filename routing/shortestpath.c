@@ -49,10 +49,14 @@ struct sp_ctx {
 	uint32_t *sw_routed;	/* per switch: CA LIDs routed into it */
 	uint32_t *base_routed;	/* per port index: CA base LIDs only */
 	uint32_t *base_sw_routed;	/* per switch: CA base LIDs only */
-	uint64_t *round;	/* [sw * nsw + dst_sw]: hops used this round */
-	uint64_t *cand;		/* [sw * nsw + dst_sw]: fastest shortest hops */
-	bool wide;		/* a switch has over 64 hops: no masks */
+	/* per (switch, destination switch), mask_words words each, or NULL */
+	uint64_t *cand;		/* the fastest shortest-path hops */
+	uint64_t *round;	/* those used in the current round */
+	unsigned mask_words;	/* 64-bit words for the most hops of a switch */
 };
+
+/* Above this the masks are not kept and rounds are skipped (logged). */
+#define SP_MASK_MEMORY_MAX (512ull << 20)
 
 /* The switch behind port index p's link, or VF_NONE. */
 static uint32_t peer_switch(const struct vf_fabric *f, const struct vf_port *p)
@@ -197,45 +201,61 @@ static bool on_shortest_path(const uint16_t *dist, uint32_t s,
 	return dist[hop->next_sw] + 1 == dist[s];
 }
 
+static uint64_t *pair_mask(const struct sp_ctx *c, uint64_t *masks,
+			   uint32_t s, uint32_t d)
+{
+	return masks + ((size_t)s * c->nsw + d) * c->mask_words;
+}
+
 /*
- * The fastest of the shortest-path hops from s toward d as a mask; they
- * are the same for every LID behind d, so this is done once per pair.
+ * The fastest of the shortest-path hops from s toward d, as a mask of
+ * their positions among s's hops; the same for every LID behind d, so
+ * this is done once per pair.
  */
-static uint64_t candidates(const struct sp_ctx *c, uint32_t s, uint32_t d)
+static void candidates(const struct sp_ctx *c, uint32_t s, uint32_t d,
+		       uint64_t *mask)
 {
 	const uint16_t *dist = c->dist + (size_t)d * c->nsw;
-	uint64_t cand = 0;
 	unsigned top = 0;
 
 	if (s == d || dist[s] == DIST_INF)
-		return 0;
+		return;
 	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
 		const struct sp_hop *hop = &c->hops[h];
+		uint32_t i = h - c->hop_start[s];
 
 		if (!on_shortest_path(dist, s, hop) || hop->rate < top)
 			continue;
 		if (hop->rate > top)
-			cand = 0;
+			memset(mask, 0, c->mask_words * sizeof(*mask));
 		top = hop->rate;
-		cand |= 1ull << (h - c->hop_start[s]);
+		mask[i / 64] |= 1ull << (i % 64);
 	}
-	return cand;
 }
 
 static int build_candidates(struct sp_ctx *c)
 {
+	uint32_t most = 1;
+	size_t n;
+
 	for (uint32_t s = 0; s < c->nsw; s++)
-		if (c->hop_start[s + 1] - c->hop_start[s] > 64)
-			c->wide = true;
-	if (c->wide)
+		if (c->hop_start[s + 1] - c->hop_start[s] > most)
+			most = c->hop_start[s + 1] - c->hop_start[s];
+	c->mask_words = (most + 63) / 64;
+	n = (size_t)c->nsw * c->nsw * c->mask_words;
+	if (n * 2 * sizeof(uint64_t) > SP_MASK_MEMORY_MAX) {
+		vf_log(VF_LOG_WARN,
+		       "shortestpath: %u switches: per-destination rounds need too much memory; balancing by load counters only",
+		       c->nsw);
 		return 0;
-	c->cand = malloc((size_t)(c->nsw ? c->nsw : 1) * (c->nsw ? c->nsw : 1) *
-			 sizeof(*c->cand));
-	if (!c->cand)
+	}
+	c->cand = calloc(n ? n : 1, sizeof(*c->cand));
+	c->round = calloc(n ? n : 1, sizeof(*c->round));
+	if (!c->cand || !c->round)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < c->nsw; s++)
 		for (uint32_t d = 0; d < c->nsw; d++)
-			c->cand[(size_t)s * c->nsw + d] = candidates(c, s, d);
+			candidates(c, s, d, pair_mask(c, c->cand, s, d));
 	return 0;
 }
 
@@ -267,10 +287,8 @@ static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f)
 				sizeof(*c->base_routed));
 	c->base_sw_routed = calloc(c->nsw ? c->nsw : 1,
 				   sizeof(*c->base_sw_routed));
-	c->round = calloc((size_t)(c->nsw ? c->nsw : 1) * (c->nsw ? c->nsw : 1),
-			  sizeof(*c->round));
 	if (!c->lids_routed || !c->sw_routed || !c->base_routed ||
-	    !c->base_sw_routed || !c->round)
+	    !c->base_sw_routed)
 		return -ENOMEM;
 	rc = build_hops(c);
 	if (!rc)
@@ -304,20 +322,6 @@ static bool locate(const struct vf_fabric *f, const struct vf_port *dst,
 	*dst_sw = f->nodes[peer->node].sw;
 	*last_port = peer->num;
 	return true;
-}
-
-/*
- * A hop's bit in the per-destination masks: its position among the
- * switch's inter-switch hops.  A fabric with a switch of more than 64
- * inter-switch hops uses no masks: its hops are balanced by the load
- * counters alone.
- */
-static uint64_t hop_bit(const struct sp_ctx *c, uint32_t s,
-			const struct sp_hop *hop)
-{
-	size_t i = hop - &c->hops[c->hop_start[s]];
-
-	return i < 64 && !c->wide ? 1ull << i : 0;
 }
 
 /* Per destination port: the choices made for its earlier LIDs at a switch. */
@@ -377,11 +381,10 @@ static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
 	return a->num < b->num;
 }
 
-/* choose() for switches with more than 64 hops: scan, no round masks. */
-static const struct sp_hop *choose_wide(const struct sp_ctx *c,
-					const struct sp_spread *sp,
-					uint32_t s, uint32_t dst_sw,
-					uint64_t *round, uint64_t **round_out)
+/* choose() without masks: scan every hop (fabrics too big for them). */
+static const struct sp_hop *choose_unmasked(const struct sp_ctx *c,
+					    const struct sp_spread *sp,
+					    uint32_t s, uint32_t dst_sw)
 {
 	const uint16_t *dist = c->dist + (size_t)dst_sw * c->nsw;
 	const struct sp_hop *best = NULL;
@@ -401,7 +404,6 @@ static const struct sp_hop *choose_wide(const struct sp_ctx *c,
 		if (!best || better(c, sp, s, hop, best))
 			best = hop;
 	}
-	*round_out = round;
 	return best;
 }
 
@@ -414,27 +416,43 @@ static const struct sp_hop *choose_wide(const struct sp_ctx *c,
  * the LIDs (OpenSM interleaves the hosts of several leaves) and send every
  * host of one leaf through the same spine.
  */
-static const struct sp_hop *choose(struct sp_ctx *c,
+static const struct sp_hop *choose(const struct sp_ctx *c,
 				   const struct sp_spread *sp, uint32_t s,
-				   uint32_t dst_sw, uint64_t **round_out)
+				   uint32_t dst_sw)
 {
-	uint64_t *round = &c->round[(size_t)s * c->nsw + dst_sw];
 	const struct sp_hop *first = &c->hops[c->hop_start[s]], *best = NULL;
-	uint64_t cand;
+	const uint64_t *cand;
+	uint64_t *round, open = 0;
 
-	if (c->wide)
-		return choose_wide(c, sp, s, dst_sw, round, round_out);
-	cand = c->cand[(size_t)s * c->nsw + dst_sw];
-	if (!(cand & ~*round))
-		*round &= ~cand;	/* every candidate had one: new round */
-	for (uint64_t m = cand & ~*round; m; m &= m - 1) {
-		const struct sp_hop *hop = first + __builtin_ctzll(m);
+	if (!c->cand)
+		return choose_unmasked(c, sp, s, dst_sw);
+	cand = pair_mask(c, c->cand, s, dst_sw);
+	round = pair_mask(c, c->round, s, dst_sw);
+	for (unsigned w = 0; w < c->mask_words; w++)
+		open |= cand[w] & ~round[w];
+	if (!open)	/* every candidate had one: a new round */
+		for (unsigned w = 0; w < c->mask_words; w++)
+			round[w] &= ~cand[w];
+	for (unsigned w = 0; w < c->mask_words; w++) {
+		for (uint64_t m = cand[w] & ~round[w]; m; m &= m - 1) {
+			const struct sp_hop *hop =
+				first + w * 64 + __builtin_ctzll(m);
 
-		if (!best || better(c, sp, s, hop, best))
-			best = hop;
+			if (!best || better(c, sp, s, hop, best))
+				best = hop;
+		}
 	}
-	*round_out = round;
 	return best;
+}
+
+/* Mark hop as used in the current round from s toward dst_sw. */
+static void use_in_round(struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
+			 const struct sp_hop *hop)
+{
+	uint32_t i = hop - &c->hops[c->hop_start[s]];
+
+	if (c->round)
+		pair_mask(c, c->round, s, dst_sw)[i / 64] |= 1ull << (i % 64);
 }
 
 static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
@@ -445,13 +463,12 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 		uint32_t s = c->order[k];
 		const struct sp_hop *hop;
 		uint8_t *row = vf_lft_row(t, s);
-		uint64_t *round;
 
 		if (s == dst_sw) {
 			row[lid] = last_port;
 			continue;
 		}
-		hop = choose(c, sp, s, dst_sw, &round);
+		hop = choose(c, sp, s, dst_sw);
 		if (!hop)
 			continue;
 		row[lid] = hop->num;
@@ -464,7 +481,7 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 			c->sw_routed[hop->next_sw]++;
 			c->base_routed[hop->port] += base;
 			c->base_sw_routed[hop->next_sw] += base;
-			*round |= hop_bit(c, s, hop);
+			use_in_round(c, s, dst_sw, hop);
 		}
 	}
 	if (sp)

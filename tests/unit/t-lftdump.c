@@ -12,16 +12,6 @@
 #include "routing/netfile.h"
 #include "tests/unit/tap.h"
 
-static char path_buf[4096];
-
-static const char *fixture(const char *name)
-{
-	const char *top = getenv("top_srcdir");
-
-	snprintf(path_buf, sizeof(path_buf), "%s/tests/data/%s",
-		 top ? top : ".", name);
-	return path_buf;
-}
 
 static struct vf_fabric *load_fabric(const char *name)
 {

@@ -15,8 +15,38 @@
  * from port hosts+1; spine s uses port l+1 for leaf l.  Leaves are added
  * first, then spines, then hosts, so switch numbers are leaves 0..L-1.
  */
+static struct vf_fabric *fat_tree_lids(unsigned leaves, unsigned spines,
+				       unsigned hosts, unsigned lmc,
+				       bool interleave);
+
 static struct vf_fabric *fat_tree(unsigned leaves, unsigned spines,
 				  unsigned hosts, unsigned lmc)
+{
+	return fat_tree_lids(leaves, spines, hosts, lmc, false);
+}
+
+/*
+ * LIDs as OpenSM's discovery often gives them: switches first, then host h
+ * of every leaf before host h + 1 of any, so hosts of one leaf are
+ * `leaves` LIDs apart.
+ */
+static void interleave_lids(struct vf_fabric *f, unsigned leaves,
+			    unsigned spines, unsigned hosts)
+{
+	uint32_t first_host = leaves + spines;
+	unsigned lid = 1;
+
+	for (uint32_t n = 0; n < first_host; n++)
+		vf_node_port(f, &f->nodes[n], 0)->base_lid = lid++;
+	for (unsigned h = 0; h < hosts; h++)
+		for (unsigned l = 0; l < leaves; l++)
+			vf_node_port(f, &f->nodes[first_host + l * hosts + h],
+				     1)->base_lid = lid++;
+}
+
+static struct vf_fabric *fat_tree_lids(unsigned leaves, unsigned spines,
+				       unsigned hosts, unsigned lmc,
+				       bool interleave)
 {
 	struct vf_fabric *f = vf_fabric_create();
 	char name[32];
@@ -50,7 +80,10 @@ static struct vf_fabric *fat_tree(unsigned leaves, unsigned spines,
 		f->ports[p].width = 4;
 		f->ports[p].speed = VF_SPEED_QDR;
 	}
-	vf_fabric_assign_lids(f, lmc);
+	if (interleave)
+		interleave_lids(f, leaves, spines, hosts);
+	else
+		vf_fabric_assign_lids(f, lmc);
 	vf_fabric_finalize(f);
 	return f;
 }
@@ -258,6 +291,37 @@ static void test_disconnected(void)
 	vf_fabric_destroy(f);
 }
 
+/*
+ * Hosts of a leaf `leaves` LIDs apart, as many as there are spines: the
+ * least-loaded rotation of every leaf would fall into step with the LIDs
+ * and reach all hosts of a leaf through one spine; the per-destination
+ * rounds must keep every link at exactly its share.
+ */
+static void check_interleaved(unsigned leaves, unsigned spines,
+			      unsigned hosts, const char *what)
+{
+	struct vf_fabric *f = fat_tree_lids(leaves, spines, hosts, 0, true);
+	unsigned share = hosts * (leaves - 1) * hosts / spines;
+	struct vf_route_report r;
+	struct vf_lfts t;
+	char msg[160];
+
+	OK(!route(f, &t) && !vf_route_check(f, &t, &r), what);
+	EQ_U(r.ca_unreachable, 0, "all reachable");
+	snprintf(msg, sizeof(msg), "%s: busiest link carries its share, %u",
+		 what, share);
+	EQ_U(r.load_max, share, msg);
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+static void test_interleaved_lids(void)
+{
+	check_interleaved(8, 4, 8, "8x8+4, LIDs interleaved by leaf");
+	/* spines with 68 inter-switch links: two words of round masks */
+	check_interleaved(68, 4, 4, "68x4+4, 68-port spines, interleaved");
+}
+
 int main(void)
 {
 	test_fat_tree();
@@ -267,5 +331,6 @@ int main(void)
 	test_ring();
 	test_deterministic();
 	test_disconnected();
+	test_interleaved_lids();
 	return tap_done();
 }

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static unsigned tap_count, tap_failed;
@@ -43,6 +44,20 @@ static inline int tap_ok(int cond, const char *file, int line,
 			printf("#   got \"%s\", expected \"%s\"\n",       \
 			       a_ ? a_ : "(null)", b_ ? b_ : "(null)");   \
 	} while (0)
+
+/*
+ * Path of a file under tests/data, found through $top_srcdir (set by make
+ * check; "." by hand).  The buffer is reused by the next call.
+ */
+static inline const char *fixture(const char *name)
+{
+	static char path[4096];
+	const char *top = getenv("top_srcdir");
+
+	snprintf(path, sizeof(path), "%s/tests/data/%s", top ? top : ".",
+		 name);
+	return path;
+}
 
 static inline int tap_done(void)
 {
