@@ -128,6 +128,24 @@ static int link_ports(struct vf_fabric *f, const struct guid_index *idx,
 	return 0;
 }
 
+/* Size the model once: nodes, port slots and names of the whole subnet. */
+static int reserve(struct vf_fabric *f, cl_qmap_t *tbl)
+{
+	uint32_t nodes = 0, ports = 0, bytes = 0;
+	cl_map_item_t *item;
+
+	for (item = cl_qmap_head(tbl); item != cl_qmap_end(tbl);
+	     item = cl_qmap_next(item)) {
+		osm_node_t *node = (osm_node_t *)item;
+
+		nodes++;
+		ports += osm_node_get_num_physp(node);
+		/* "S-" + 16 hex digits, the description, two NULs */
+		bytes += 20 + VF_DESC_LEN;
+	}
+	return vf_fabric_reserve(f, nodes, ports, bytes);
+}
+
 struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn)
 {
 	cl_qmap_t *tbl = &subn->node_guid_tbl;
@@ -137,7 +155,7 @@ struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn)
 	struct vf_fabric *f = vf_fabric_create();
 	cl_map_item_t *item;
 
-	if (!idx || !osm_nodes || !f)
+	if (!idx || !osm_nodes || !f || reserve(f, tbl))
 		goto out_fail;
 	for (item = cl_qmap_head(tbl); item != cl_qmap_end(tbl);
 	     item = cl_qmap_next(item)) {

@@ -60,6 +60,23 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+int vf_fabric_reserve(struct vf_fabric *f, uint32_t nodes, uint32_t ports,
+		      uint32_t string_bytes)
+{
+	void *n = f->nodes, *p = f->ports, *s = f->strings;
+	int rc;
+
+	rc = grow(&n, &f->nodes_cap, nodes, sizeof(*f->nodes));
+	f->nodes = n;
+	if (!rc)
+		rc = grow(&p, &f->ports_cap, ports, sizeof(*f->ports));
+	f->ports = p;
+	if (!rc)
+		rc = grow(&s, &f->strings_cap, f->strings_len + string_bytes, 1);
+	f->strings = s;
+	return rc;
+}
+
 static uint32_t intern(struct vf_fabric *f, const char *s, size_t max)
 {
 	size_t len = s ? strnlen(s, max) : 0;

@@ -96,6 +96,12 @@ struct vf_lfts {
 /* Building.  Every call returns 0 or a negative errno. */
 struct vf_fabric *vf_fabric_create(void);
 void vf_fabric_destroy(struct vf_fabric *f);
+/*
+ * Optional: make room for this many nodes, port slots (physical ports plus
+ * one per node) and bytes of names, so that building does not reallocate.
+ */
+int vf_fabric_reserve(struct vf_fabric *f, uint32_t nodes, uint32_t ports,
+		      uint32_t string_bytes);
 
 /*
  * Add a node with num_ports physical ports, all unlinked, LID 0, healthy,

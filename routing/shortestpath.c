@@ -9,7 +9,10 @@
  * only the fastest links are kept, and the switch takes the port that
  * carries the fewest routes so far, then the one whose next switch carries
  * the fewest, then the lowest port number.  Routes to switch LIDs do not
- * count toward balance (they carry management traffic only).  The result
+ * count toward balance (they carry management traffic only).  One addition
+ * to the FM's rule: routes from a switch toward one destination switch go
+ * in rounds over the candidate ports (see choose()), which keeps the
+ * all-to-all load even whatever order the LIDs come in (docs/routing.md).  The result
  * depends only on the fabric (switches are visited by GUID, destinations by
  * LID), not on the order the subnet lists nodes in, so a re-sweep of an
  * unchanged fabric, or an offline run on its ibnetdiscover output,
@@ -44,7 +47,6 @@ struct sp_ctx {
 	uint32_t *hop_start;	/* [nsw + 1]: hops of switch s */
 	uint16_t *dist;		/* [dst_sw * nsw + sw]: switch hops */
 	uint32_t *order;	/* switches, edge switches first */
-	uint32_t num_edge;
 	uint32_t *lids_routed;	/* per port index: CA LIDs routed out of it */
 	uint32_t *sw_routed;	/* per switch: CA LIDs routed into it */
 	uint32_t *base_routed;	/* per port index: CA base LIDs only */
@@ -189,8 +191,6 @@ static int build_order(struct sp_ctx *c)
 		}
 		qsort_r(c->order + first, k - first, sizeof(*c->order),
 			cmp_switch_guid, (void *)c->f);
-		if (pass == 0)
-			c->num_edge = k;
 	}
 	return 0;
 }
