@@ -5,8 +5,9 @@
  * ucast_build_fwd_tables runs in the sweeper thread with osm->lock held
  * exclusively: it must not take the lock, and the SA waits while it runs.
  * It builds the fabric model, routes and writes each switch's new_lft; the
- * route check runs later, on UCAST_ROUTING_DONE, with no lock held.  build_lid_matrices is left NULL on purpose: OpenSM's
- * own min-hop matrices are what its multicast tree builder needs.
+ * route check runs later, on UCAST_ROUTING_DONE, with no lock held.
+ * build_lid_matrices is left NULL on purpose: OpenSM's own min-hop matrices
+ * are what its multicast tree builder needs.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
@@ -98,7 +99,7 @@ static void log_check(const struct vf_routing *rt)
 		       e->name, r.cycle);
 	else if (r.sw_credit_loop)
 		vf_log(VF_LOG_INFO,
-		       "%s: routes to switch LIDs (management traffic) close a cycle: %s",
+		       "%s: no credit loop in data traffic; management routes (to switch LIDs, from switches) close a cycle: %s",
 		       e->name, r.sw_cycle);
 	for (unsigned i = 0; i < r.num_examples; i++)
 		vf_log(VF_LOG_ERROR, "ERR VF0109: %s: %s", e->name,

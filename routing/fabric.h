@@ -124,10 +124,10 @@ int vf_fabric_link(struct vf_fabric *f, uint32_t port_a, uint32_t port_b);
  */
 int vf_fabric_finalize(struct vf_fabric *f);
 /*
- * Give every switch port 0 and every CA port without a LID one, in node
- * order (switches first), each in its own block of 2^lmc LIDs aligned to
- * 2^lmc, as OpenSM does (switch port 0 itself keeps LMC 0).  For offline routing of net files that carry no LIDs.  Call before
- * vf_fabric_finalize().
+ * Give every switch port 0 and every CA port without a LID one, in node order
+ * (switches first), each in its own block of 2^lmc LIDs aligned to 2^lmc, as
+ * OpenSM does (switch port 0 itself keeps LMC 0).  For offline routing of net
+ * files that carry no LIDs.  Call before vf_fabric_finalize().
  */
 int vf_fabric_assign_lids(struct vf_fabric *f, unsigned lmc);
 

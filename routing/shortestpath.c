@@ -4,19 +4,22 @@
  * of the same name (reference/opa-fm.md sections 3.1 and 8.5).
  *
  * Destinations are routed one LID at a time in ascending LID order; for
- * each, the switches with end nodes attached ("edge" switches) choose first,
- * then the others.  Among the ports that lie on a shortest healthy path,
- * only the fastest links are kept, and the switch takes the port that
- * carries the fewest routes so far, then the one whose next switch carries
- * the fewest, then the lowest port number.  Routes to switch LIDs do not
- * count toward balance (they carry management traffic only).  One addition
- * to the FM's rule: routes from a switch toward one destination switch go
- * in rounds over the candidate ports (see choose()), which keeps the
- * all-to-all load even whatever order the LIDs come in (docs/routing.md).  The result
- * depends only on the fabric (switches are visited by GUID, destinations by
- * LID), not on the order the subnet lists nodes in, so a re-sweep of an
- * unchanged fabric, or an offline run on its ibnetdiscover output,
- * reproduces the same tables.
+ * each, the switches with end nodes attached ("edge" switches) choose
+ * first, then the others.  Among the ports that lie on a shortest healthy
+ * path, only the fastest links are kept, and the switch takes the port
+ * that carries the fewest routes so far, then the one whose next switch
+ * carries the fewest, then the lowest port number.  Routes to switch LIDs
+ * do not count toward balance (they carry management traffic only).
+ *
+ * One addition to the FM's rule: routes from a switch toward one
+ * destination switch go in rounds over the candidate ports (see choose()),
+ * which keeps the all-to-all load even whatever order the LIDs come in
+ * (docs/routing.md).
+ *
+ * The result depends only on the fabric (switches are visited by GUID,
+ * destinations by LID), not on the order the subnet lists nodes in, so a
+ * re-sweep of an unchanged fabric, or an offline run on its ibnetdiscover
+ * output, reproduces the same tables.
  *
  * With LMC > 0 each LID of a port is routed in turn, and a switch prefers,
  * for LID k, a next switch (then a port) not yet used by LIDs 0..k-1 of

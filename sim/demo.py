@@ -83,11 +83,13 @@ def main():
         say(f"== SUBNET UP after {secs:.2f} s.  From OpenSM's log:")
         for line in log_lines(sim, r"vfabric:|building routing with|"
                               r"tables configured on all switches"):
-            say("   " + line.split("] ", 1)[-1])
+            say("   " + re.sub(r"^.*\] 0x\w+ -> ", "", line))
         topo = sim.discover()
         lfts = sim.dump_lfts()
-        say(f"== read back from the switches: ibnetdiscover -> {topo}, "
-            f"dump_fts -> {lfts}")
+        say("== read back from the switches through MADs: ibnetdiscover "
+            f"-> {os.path.basename(topo)}, dump_fts -> "
+            f"{os.path.basename(lfts)} (in {sim.workdir}; VF_KEEP=1 keeps "
+            "it)")
         check = subprocess.run([args.vfabric, "check-routes", "--topo", topo,
                                 "--lfts", lfts], capture_output=True,
                                text=True)
