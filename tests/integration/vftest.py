@@ -123,6 +123,17 @@ def verify_fabric(tap, sim, label, tree=True, engine="shortestpath"):
     if tree:
         tap.ok(rep.get("credit_loop") is False and rc == 0,
                f"{label}: no credit loop", rep.get("cycle"))
+    osm_dump = os.path.join(sim.osms[-1].dump_dir, "opensm-lfts.dump")
+    tap.ok(os.path.exists(osm_dump), f"{label}: OpenSM wrote "
+           "opensm-lfts.dump (log_flags 0x43)")
+    if os.path.exists(osm_dump):
+        osm_rc, osm_rep = check_routes(topo, osm_dump)
+        same = {k: v for k, v in osm_rep.items() if k != "examples"} == \
+            {k: v for k, v in rep.items() if k != "examples"}
+        tap.ok(osm_rc == rc and same and parse_lfts(osm_dump) ==
+               parse_lfts(lfts), f"{label}: OpenSM's own opensm-lfts.dump "
+               "checks the same and equals the tables read back",
+               "\n".join(diff_lfts(parse_lfts(osm_dump), parse_lfts(lfts))))
     offline = os.path.join(sim.workdir, f"{label}.offline.dump")
     res = vfabric("route", "--engine", engine, "--topo", topo, "-o",
                   offline)
