@@ -13,6 +13,7 @@ void vf_options_default(struct vf_options *o)
 {
 	o->log_level = VF_LOG_INFO;
 	o->check_routes = true;
+	o->spine_first = true;
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -56,9 +57,11 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_level(val, &o->log_level);
 	else if (!strcmp(key, "check_routes"))
 		rc = parse_bool(val, &o->check_routes);
+	else if (!strcmp(key, "spine_first"))
+		rc = parse_bool(val, &o->spine_first);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes, spine_first); ignored",
 		       key);
 		return -1;
 	}

@@ -17,6 +17,7 @@
 struct vf_options {
 	enum vf_log_level log_level;	/* log_level=error|warn|info|debug */
 	bool check_routes;		/* check_routes=on|off */
+	bool spine_first;		/* spine_first=on|off (SpineFirstRouting) */
 };
 
 void vf_options_default(struct vf_options *o);

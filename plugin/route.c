@@ -136,7 +136,7 @@ static int build_fwd_tables(void *context)
 	struct vf_engine_ctx *ec = context;
 	const struct vf_engine *e = ec->engine;
 	osm_subn_t *subn = &ec->plugin->osm->subn;
-	struct vf_route_opts opts = { 0 };
+	struct vf_route_opts opts;
 	struct vf_lfts t = { 0 };
 	struct vf_fabric *f;
 	double t0 = now_ms(), t1, t2;
@@ -146,6 +146,8 @@ static int build_fwd_tables(void *context)
 	f = vf_fabric_from_subnet(subn);
 	if (!f)
 		return -1;
+	vf_route_opts_default(&opts);
+	opts.spine_first = ec->plugin->opts.spine_first;
 	t1 = now_ms();
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
 	if (!rc)

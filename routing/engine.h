@@ -12,9 +12,32 @@
 
 #include "fabric.h"
 
+/* A set of nodes given by NodeGUID (sorted ascending), e.g. a device group. */
+struct vf_guid_set {
+	const uint64_t *guids;
+	unsigned count;
+};
+
+/* True when the set holds guid (binary search). */
+bool vf_guid_set_has(const struct vf_guid_set *set, uint64_t guid);
+
 struct vf_route_opts {
 	bool verbose;		/* log per-switch decisions at debug level */
+	/*
+	 * SpineFirstRouting (Omni-Path name; on by default): inside a director
+	 * chassis (switch chips sharing a SystemImageGUID) a leaf chip routes
+	 * up to a spine chip whenever a spine is among its equal-cost
+	 * choices, so routes through a chassis core are up/down.
+	 */
+	bool spine_first;
+	/* fattree: the top tier, when not derived from the end nodes */
+	struct vf_guid_set core_switches;
+	/* fattree: CAs routed in a second pass (e.g. storage, admin) */
+	struct vf_guid_set route_last;
 };
+
+/* The defaults: spine_first on, no device groups. */
+void vf_route_opts_default(struct vf_route_opts *o);
 
 /*
  * Fill t (already sized to f by vf_lfts_init and set to VF_NO_PORT) with

@@ -30,14 +30,15 @@ static const char usage_text[] =
 	"\n"
 	"commands:\n"
 	"  route --topo NET [--engine NAME] [--lmc N] [-o DUMP] [--check]\n"
-	"        [--summary] [--json]\n"
+	"        [--summary] [--json] [--no-spine-first]\n"
 	"        route the fabric in NET (an ibsim or ibnetdiscover net file)\n"
 	"        and write every switch's LFT in opensm-lfts.dump format to\n"
 	"        DUMP (default: standard output).  --check also runs the route\n"
 	"        checks and prints them to standard error (or as JSON with\n"
 	"        --json).  --summary prints, per switch, how many CA LIDs each\n"
 	"        port carries.  Ports without a LID in NET get one, LMC N for\n"
-	"        CAs.\n"
+	"        CAs.  --no-spine-first turns SpineFirstRouting off (it keeps\n"
+	"        routes through director chassis up/down).\n"
 	"  check-routes --topo NET --lfts DUMP [--json]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
 	"        output) against the fabric in NET: every LID reachable from\n"
@@ -70,7 +71,7 @@ bad_usage(const char *fmt, ...)
 struct cli {
 	const char *topo, *lfts, *engine, *out;
 	unsigned lmc;
-	bool check, json, summary;
+	bool check, json, summary, no_spine_first;
 };
 
 static int parse_args(int argc, char **argv, struct cli *c)
@@ -84,6 +85,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "check", no_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "summary", no_argument, NULL, 's' },
+		{ "no-spine-first", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -92,7 +94,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 	c->engine = "shortestpath";
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:l:e:m:o:cjsh", opts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "t:l:e:m:o:cjsSh", opts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 't': c->topo = optarg; break;
@@ -102,6 +104,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'c': c->check = true; break;
 		case 'j': c->json = true; break;
 		case 's': c->summary = true; break;
+		case 'S': c->no_spine_first = true; break;
 		case 'm':
 			c->lmc = strtoul(optarg, &end, 10);
 			if (*end || c->lmc > 7)
@@ -203,7 +206,7 @@ static int cmd_route(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	const struct vf_engine *e;
-	struct vf_route_opts opts = { 0 };
+	struct vf_route_opts opts;
 	struct vf_lfts t = { 0 };
 	struct vf_fabric *f;
 	struct timespec t0, t1;
@@ -211,6 +214,8 @@ static int cmd_route(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	vf_route_opts_default(&opts);
+	opts.spine_first = !c.no_spine_first;
 	e = vf_engine_find(c.engine);
 	if (!e)
 		return bad_usage("unknown engine '%s' (see 'vfabric engines')",
