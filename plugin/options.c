@@ -4,16 +4,62 @@
  * tests link it directly.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "options.h"
+
+void vf_options_free(struct vf_options *o)
+{
+	free(o->core_switches.guids);
+	free(o->route_last.guids);
+	o->core_switches.guids = o->route_last.guids = NULL;
+	o->core_switches.count = o->route_last.count = 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int vf_options_parse_guids(const char *v, struct vf_guid_list *out)
+{
+	unsigned n = 1;
+	uint64_t *g;
+	char *end;
+
+	for (const char *p = v; *p; p++)
+		n += *p == ',';
+	g = calloc(n, sizeof(*g));
+	if (!g)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		errno = 0;
+		g[i] = strtoull(v, &end, 0);
+		if (errno || end == v || !g[i] || (*end && *end != ',')) {
+			free(g);
+			return -1;
+		}
+		v = end + 1;
+	}
+	qsort(g, n, sizeof(*g), cmp_u64);
+	free(out->guids);
+	out->guids = g;
+	out->count = n;
+	return 0;
+}
 
 void vf_options_default(struct vf_options *o)
 {
 	o->log_level = VF_LOG_INFO;
 	o->check_routes = true;
 	o->spine_first = true;
+	o->core_switches.guids = o->route_last.guids = NULL;
+	o->core_switches.count = o->route_last.count = 0;
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -59,9 +105,13 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_bool(val, &o->check_routes);
 	else if (!strcmp(key, "spine_first"))
 		rc = parse_bool(val, &o->spine_first);
+	else if (!strcmp(key, "core_switches"))
+		rc = vf_options_parse_guids(val, &o->core_switches);
+	else if (!strcmp(key, "route_last"))
+		rc = vf_options_parse_guids(val, &o->route_last);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes, spine_first); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes, spine_first, core_switches, route_last); ignored",
 		       key);
 		return -1;
 	}

@@ -106,6 +106,7 @@ static void vf_delete(void *data)
 
 	vf_log(VF_LOG_INFO, "unloading");
 	vf_drop_pending(p);
+	vf_options_free(&p->opts);
 	vf_log_set_sink(NULL, NULL);
 	instances--;
 	free(p->engines);

@@ -148,6 +148,10 @@ static int build_fwd_tables(void *context)
 		return -1;
 	vf_route_opts_default(&opts);
 	opts.spine_first = ec->plugin->opts.spine_first;
+	opts.core_switches.guids = ec->plugin->opts.core_switches.guids;
+	opts.core_switches.count = ec->plugin->opts.core_switches.count;
+	opts.route_last.guids = ec->plugin->opts.route_last.guids;
+	opts.route_last.count = ec->plugin->opts.route_last.count;
 	t1 = now_ms();
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
 	if (!rc)

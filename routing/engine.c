@@ -7,6 +7,9 @@ const struct vf_engine vf_engines[] = {
 	{ "shortestpath",
 	  "min-hop, balanced: LID order, edge switches first, least-loaded port",
 	  vf_route_shortestpath },
+	{ "fattree",
+	  "up/down for fat trees, balanced per tier; not a tree: shortestpath",
+	  vf_route_fattree },
 };
 
 const unsigned vf_num_engines = sizeof(vf_engines) / sizeof(vf_engines[0]);

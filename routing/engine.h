@@ -62,5 +62,7 @@ const struct vf_engine *vf_engine_find(const char *name);
 
 int vf_route_shortestpath(const struct vf_fabric *f,
 			  const struct vf_route_opts *opts, struct vf_lfts *t);
+int vf_route_fattree(const struct vf_fabric *f,
+		     const struct vf_route_opts *opts, struct vf_lfts *t);
 
 #endif /* VF_ENGINE_H */

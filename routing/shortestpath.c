@@ -21,6 +21,12 @@
  * re-sweep of an unchanged fabric, or an offline run on its ibnetdiscover
  * output, reproduces the same tables.
  *
+ * SpineFirstRouting (the FM's option of that name, on unless
+ * opts->spine_first is off): on a switch chip of a director chassis, once
+ * a port to another chip of the same chassis (same SystemImageGUID) is
+ * among the shortest-path candidates, the others are dropped; see
+ * candidates().
+ *
  * With LMC > 0 each LID of a port is routed in turn, and a switch prefers,
  * for LID k, a next switch (then a port) not yet used by LIDs 0..k-1 of
  * that port, so the LIDs of one port take distinct equal-cost routes where
@@ -41,11 +47,13 @@ struct sp_hop {
 	uint32_t next_sw;	/* switch number at the far end */
 	unsigned rate;		/* link rate, 100 Mb/s units */
 	uint8_t num;		/* egress port number */
+	bool spine;		/* SpineFirstRouting: to our own chassis */
 };
 
 struct sp_ctx {
 	const struct vf_fabric *f;
 	uint32_t nsw;
+	bool spine_first;	/* opts->spine_first */
 	struct sp_hop *hops;	/* usable inter-switch hops, grouped by switch */
 	uint32_t *hop_start;	/* [nsw + 1]: hops of switch s */
 	uint16_t *dist;		/* [dst_sw * nsw + sw]: switch hops */
@@ -73,10 +81,22 @@ static uint32_t peer_switch(const struct vf_fabric *f, const struct vf_port *p)
 	return f->nodes[peer->node].sw;
 }
 
+/*
+ * Node a and switch number sw are chips of one director chassis.
+ * SystemImageGUID 0 means "not given" (a net file without sysimgguid=,
+ * some standalone switches), not a chassis shared by every such switch.
+ */
+static bool same_chassis(const struct vf_fabric *f, const struct vf_node *a,
+			 uint32_t sw)
+{
+	return a->sysimg_guid &&
+	       a->sysimg_guid == f->nodes[f->switches[sw]].sysimg_guid;
+}
+
 static int build_hops(struct sp_ctx *c)
 {
 	const struct vf_fabric *f = c->f;
-	uint32_t n = 0;
+	uint32_t n = 0, spines;
 
 	c->hop_start = calloc(c->nsw + 1, sizeof(*c->hop_start));
 	if (!c->hop_start)
@@ -91,6 +111,7 @@ static int build_hops(struct sp_ctx *c)
 	if (!c->hops)
 		return -ENOMEM;
 	n = 0;
+	spines = 0;
 	for (uint32_t s = 0; s < c->nsw; s++) {
 		const struct vf_node *node = &f->nodes[f->switches[s]];
 
@@ -105,10 +126,24 @@ static int build_hops(struct sp_ctx *c)
 			c->hops[n].next_sw = next;
 			c->hops[n].rate = vf_port_rate(p);
 			c->hops[n].num = i;
+			/*
+			 * The FM's test: the neighbour shares our
+			 * SystemImageGUID.  The internal neighbours of a
+			 * leaf chip are exactly the spine chips; a spine
+			 * chip links only to leaf chips of its chassis, so
+			 * all its candidates pass and nothing changes there.
+			 */
+			c->hops[n].spine = c->spine_first &&
+					   same_chassis(f, node, next);
+			spines += c->hops[n].spine;
 			n++;
 		}
 	}
 	c->hop_start[c->nsw] = n;
+	if (spines)
+		vf_log(VF_LOG_DEBUG,
+		       "shortestpath: SpineFirstRouting: %u links between chips of a chassis (counted from both ends)",
+		       spines);
 	return 0;
 }
 
@@ -214,12 +249,22 @@ static uint64_t *pair_mask(const struct sp_ctx *c, uint64_t *masks,
  * The fastest of the shortest-path hops from s toward d, as a mask of
  * their positions among s's hops; the same for every LID behind d, so
  * this is done once per pair.
+ *
+ * SpineFirstRouting comes before speed, as in the FM: once a hop to a chip
+ * of s's own chassis is on a shortest path, only such hops are kept, even
+ * if an external link is faster.  A leaf chip that may go leaf -> edge
+ * switch (or other chassis) -> leaf as well as leaf -> spine -> leaf
+ * otherwise mixes both, and the turns of the two kinds close a cycle of
+ * channel dependencies (a credit loop).  With the filter every route
+ * crosses a chassis up then down, and leaves it only from the leaf chip
+ * that has the external link toward the destination.
  */
 static void candidates(const struct sp_ctx *c, uint32_t s, uint32_t d,
 		       uint64_t *mask)
 {
 	const uint16_t *dist = c->dist + (size_t)d * c->nsw;
 	unsigned top = 0;
+	bool spine = false;
 
 	if (s == d || dist[s] == DIST_INF)
 		return;
@@ -227,7 +272,15 @@ static void candidates(const struct sp_ctx *c, uint32_t s, uint32_t d,
 		const struct sp_hop *hop = &c->hops[h];
 		uint32_t i = h - c->hop_start[s];
 
-		if (!on_shortest_path(dist, s, hop) || hop->rate < top)
+		if (!on_shortest_path(dist, s, hop) || (spine && !hop->spine))
+			continue;
+		if (hop->spine && !spine) {
+			/* the first spine hop outranks all seen before */
+			spine = true;
+			top = 0;
+			memset(mask, 0, c->mask_words * sizeof(*mask));
+		}
+		if (hop->rate < top)
 			continue;
 		if (hop->rate > top)
 			memset(mask, 0, c->mask_words * sizeof(*mask));
@@ -276,13 +329,15 @@ static void ctx_free(struct sp_ctx *c)
 	free(c->cand);
 }
 
-static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f)
+static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f,
+		    const struct vf_route_opts *opts)
 {
 	int rc;
 
 	memset(c, 0, sizeof(*c));
 	c->f = f;
 	c->nsw = f->num_switches;
+	c->spine_first = opts && opts->spine_first;
 	c->lids_routed = calloc(f->num_ports ? f->num_ports : 1,
 				sizeof(*c->lids_routed));
 	c->sw_routed = calloc(c->nsw ? c->nsw : 1, sizeof(*c->sw_routed));
@@ -392,17 +447,28 @@ static const struct sp_hop *choose_unmasked(const struct sp_ctx *c,
 	const uint16_t *dist = c->dist + (size_t)dst_sw * c->nsw;
 	const struct sp_hop *best = NULL;
 	unsigned top = 0;
+	bool spine = false;
 
 	if (s == dst_sw || dist[s] == DIST_INF)
 		return NULL;
-	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++)
-		if (on_shortest_path(dist, s, &c->hops[h]) &&
-		    c->hops[h].rate > top)
-			top = c->hops[h].rate;
+	/* the candidates() rule: spine hops first, then the fastest */
 	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
 		const struct sp_hop *hop = &c->hops[h];
 
-		if (!on_shortest_path(dist, s, hop) || hop->rate != top)
+		if (!on_shortest_path(dist, s, hop) || (spine && !hop->spine))
+			continue;
+		if (hop->spine && !spine) {
+			spine = true;
+			top = hop->rate;
+		} else if (hop->rate > top) {
+			top = hop->rate;
+		}
+	}
+	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
+		const struct sp_hop *hop = &c->hops[h];
+
+		if (!on_shortest_path(dist, s, hop) || hop->rate != top ||
+		    (spine && !hop->spine))
 			continue;
 		if (!best || better(c, sp, s, hop, best))
 			best = hop;
@@ -522,7 +588,7 @@ int vf_route_shortestpath(const struct vf_fabric *f,
 
 	if (t->num_switches != f->num_switches || t->max_lid < f->max_lid)
 		return -EINVAL;
-	rc = ctx_init(&c, f);
+	rc = ctx_init(&c, f, opts);
 	if (rc)
 		goto out_free_ctx;
 	spread.used_port = malloc((size_t)(c.nsw ? c.nsw : 1) * 128 *

@@ -21,6 +21,7 @@
 #include "routing/log.h"
 #include "routing/netfile.h"
 #include "routing/routecheck.h"
+#include "plugin/options.h"
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
@@ -31,6 +32,7 @@ static const char usage_text[] =
 	"commands:\n"
 	"  route --topo NET [--engine NAME] [--lmc N] [-o DUMP] [--check]\n"
 	"        [--summary] [--json] [--no-spine-first]\n"
+	"        [--core-switches GUID,...] [--route-last GUID,...]\n"
 	"        route the fabric in NET (an ibsim or ibnetdiscover net file)\n"
 	"        and write every switch's LFT in opensm-lfts.dump format to\n"
 	"        DUMP (default: standard output).  --check also runs the route\n"
@@ -38,7 +40,10 @@ static const char usage_text[] =
 	"        --json).  --summary prints, per switch, how many CA LIDs each\n"
 	"        port carries.  Ports without a LID in NET get one, LMC N for\n"
 	"        CAs.  --no-spine-first turns SpineFirstRouting off (it keeps\n"
-	"        routes through director chassis up/down).\n"
+	"        routes through director chassis up/down).  fattree: the core\n"
+	"        switches are the top tier (default: tiers counted up from the\n"
+	"        switches with hosts); route-last hosts are routed after all\n"
+	"        others (e.g. storage), by node or port GUID.\n"
 	"  check-routes --topo NET --lfts DUMP [--json]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
 	"        output) against the fabric in NET: every LID reachable from\n"
@@ -72,6 +77,7 @@ struct cli {
 	const char *topo, *lfts, *engine, *out;
 	unsigned lmc;
 	bool check, json, summary, no_spine_first;
+	struct vf_guid_list core_switches, route_last;
 };
 
 static int parse_args(int argc, char **argv, struct cli *c)
@@ -86,6 +92,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "json", no_argument, NULL, 'j' },
 		{ "summary", no_argument, NULL, 's' },
 		{ "no-spine-first", no_argument, NULL, 'S' },
+		{ "core-switches", required_argument, NULL, 'C' },
+		{ "route-last", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -94,7 +102,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 	c->engine = "shortestpath";
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:l:e:m:o:cjsSh", opts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "t:l:e:m:o:cjsSC:R:h", opts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 't': c->topo = optarg; break;
@@ -105,6 +113,15 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'j': c->json = true; break;
 		case 's': c->summary = true; break;
 		case 'S': c->no_spine_first = true; break;
+		case 'C':
+		case 'R':
+			if (vf_options_parse_guids(optarg, ch == 'C' ?
+						   &c->core_switches :
+						   &c->route_last))
+				return bad_usage("--%s takes GUIDs separated by commas, not '%s'",
+						 ch == 'C' ? "core-switches" :
+						 "route-last", optarg);
+			break;
 		case 'm':
 			c->lmc = strtoul(optarg, &end, 10);
 			if (*end || c->lmc > 7)
@@ -216,6 +233,10 @@ static int cmd_route(int argc, char **argv)
 		return rc;
 	vf_route_opts_default(&opts);
 	opts.spine_first = !c.no_spine_first;
+	opts.core_switches.guids = c.core_switches.guids;
+	opts.core_switches.count = c.core_switches.count;
+	opts.route_last.guids = c.route_last.guids;
+	opts.route_last.count = c.route_last.count;
 	e = vf_engine_find(c.engine);
 	if (!e)
 		return bad_usage("unknown engine '%s' (see 'vfabric engines')",
@@ -247,6 +268,8 @@ static int cmd_route(int argc, char **argv)
 out_free:
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);
+	free(c.core_switches.guids);
+	free(c.route_last.guids);
 	return rc;
 }
 

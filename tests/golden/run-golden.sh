@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 # Golden routing tests: each line of tests/golden/cases names a topology,
 # an engine, an LMC and what the checks must say ("ok": exit 0; "loop":
-# exit 1 with a credit loop, for min-hop on rings); `vfabric route --check
+# exit 1 with a credit loop, for min-hop on rings), optionally followed by
+# more `vfabric route` options (e.g. --no-spine-first); `vfabric route --check
 # --summary` must print exactly tests/golden/<name>.ref (route checks plus,
 # per switch, the CA LIDs each port carries).  UPDATE_GOLDEN=1 rewrites the .ref
 # files: review the diff before committing it.
@@ -12,11 +13,13 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0
 fail=0
-while read -r name topo engine lmc expect; do
+while read -r name topo engine lmc expect opts; do
 	case $name in ''|'#'*) continue ;; esac
 	out=$tmp/$name.out
+	# $opts unquoted: zero or more options, split on blanks
 	"$vfabric" route --engine "$engine" --topo "$dir/$topo" --lmc "$lmc" \
-		-o "$tmp/$name.dump" --check --summary > "$out" 2> "$tmp/err"
+		-o "$tmp/$name.dump" --check --summary $opts > "$out" \
+		2> "$tmp/err"
 	rc=$?
 	n=$((n + 1))
 	if [ "$expect" = ok ] && [ $rc -eq 0 ]; then

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""Stock OpenSM + the plugin route four simulated fabrics with
+"""Stock OpenSM + the plugin route simulated fabrics with
 shortestpath; the tables read back from the switches are verified.
 
 Fabrics: ibsim's own net.2sw2path4hca example, a 2-level fat tree, a
 director-class chassis (leaf and spine chips sharing a SystemImageGUID),
-a 2D torus and a random regular graph (no credit-loop claim for the last
-two: min-hop routing on rings is not deadlock-free, and the check must
-say so rather than hide it).  One fat tree runs with LMC 2.
+two such chassis as the core of edge switches (credit-loop free only with
+SpineFirstRouting, which the plugin has on by default: without it leaf
+chips also route leaf -> edge -> leaf), a 2D torus and a random regular
+graph (no credit-loop claim for the last two: min-hop routing on rings is
+not deadlock-free, and the check must say so rather than hide it).  One
+fat tree runs with LMC 2.
 """
 
 import os
@@ -30,6 +33,8 @@ def fabrics(workdir):
          True, ["lmc 2"]),
         ("dcs", topogen.dcs(chassis=1, leaves=6, spines=3, hosts=6),
          True, []),
+        ("dcs2-edges", topogen.dcs(chassis=2, leaves=5, spines=2, hosts=0,
+                                   edges=6, edge_hosts=4), True, []),
         ("torus", topogen.grid((3, 3), torus=True, hosts=2), False, []),
         ("random", topogen.random_regular(switches=10, degree=3, hosts=2,
                                           seed=7), False, []),

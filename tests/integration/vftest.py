@@ -101,11 +101,13 @@ def diff_lfts(a, b, limit=5):
                           if len(out) > limit else [])
 
 
-def verify_fabric(tap, sim, label, tree=True, engine="shortestpath"):
+def verify_fabric(tap, sim, label, tree=True, engine="shortestpath",
+                  offline=()):
     """Read back and verify what OpenSM programmed.  Asserts: every CA
     pair and switch LID reachable, every hop count shortest, no credit
     loop (when `tree`), and the tables equal an offline run of `engine`
-    on the discovered topology.  Returns the check report."""
+    (with the CLI flags `offline`) on the discovered topology.  Returns
+    the check report."""
     topo = sim.discover(os.path.join(sim.workdir, f"{label}.ibnetdiscover"))
     lfts = sim.dump_lfts(os.path.join(sim.workdir, f"{label}.dump_fts"))
     rc, rep = check_routes(topo, lfts)
@@ -134,10 +136,10 @@ def verify_fabric(tap, sim, label, tree=True, engine="shortestpath"):
                parse_lfts(lfts), f"{label}: OpenSM's own opensm-lfts.dump "
                "checks the same and equals the tables read back",
                "\n".join(diff_lfts(parse_lfts(osm_dump), parse_lfts(lfts))))
-    offline = os.path.join(sim.workdir, f"{label}.offline.dump")
+    offline_dump = os.path.join(sim.workdir, f"{label}.offline.dump")
     res = vfabric("route", "--engine", engine, "--topo", topo, "-o",
-                  offline)
-    differences = (diff_lfts(parse_lfts(offline), parse_lfts(lfts))
+                  offline_dump, *offline)
+    differences = (diff_lfts(parse_lfts(offline_dump), parse_lfts(lfts))
                    if res.returncode == 0 else [res.stderr])
     tap.ok(not differences, f"{label}: switches hold exactly the tables "
            f"{engine} computes offline from the discovered fabric",

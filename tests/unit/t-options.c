@@ -45,6 +45,19 @@ int main(void)
 	EQ_U(o.log_level, VF_LOG_WARN, "later good setting applies");
 	OK(strstr(last, "'=x'") != NULL, "empty key is shown");
 	EQ_U(logged, 4, "every problem logged once");
+
+	EQ_U(vf_options_parse(&o, "core_switches=0x20,0x10,0x2c900000001"), 0,
+	     "a GUID list");
+	EQ_U(o.core_switches.count, 3, "three core switches");
+	OK(o.core_switches.guids[0] == 0x10 && o.core_switches.guids[2] ==
+	   0x2c900000001, "kept sorted");
+	EQ_U(vf_options_parse(&o, "route_last=0x10,zz core_switches=0x5,"), 2,
+	   "a bad GUID and an empty one are problems");
+	EQ_U(o.route_last.count, 0, "a bad list is not applied");
+	EQ_U(o.core_switches.count, 3, "the previous list is kept");
+	OK(strstr(last, "core_switches") != NULL, "the bad list is named");
+	vf_options_free(&o);
+	EQ_U(o.core_switches.count, 0, "free empties the lists");
 	vf_log_set_sink(NULL, NULL);
 	return tap_done();
 }

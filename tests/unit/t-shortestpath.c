@@ -322,6 +322,213 @@ static void test_interleaved_lids(void)
 	check_interleaved(68, 4, 4, "68x4+4, 68-port spines, interleaved");
 }
 
+/*
+ * Two director chassis joined leaf chip to leaf chip (topogen dcs --chassis
+ * 2, no edge switches).  Chassis c holds leaf chips A0.. (c = 0) or B0..
+ * (c = 1) and one spine chip per chassis, all with the chassis
+ * SystemImageGUID.  Leaf chip k: hosts on ports 1..hosts, the spine on
+ * port hosts + 1, leaf chip k of the other chassis on port hosts + 2.
+ * Switch numbers: chassis c's leaves c * (leaves + 1) + k, its spine
+ * c * (leaves + 1) + leaves.
+ *
+ * From leaf chip k to leaf chip j != k of the other chassis both ways are
+ * 3 hops: up its own spine, down to leaf chip j, across; or across to leaf
+ * chip k, up that chassis's spine, down.  Min-hop balances over both, and
+ * the turns of the two kinds close a credit loop (A0 -> B0 -> spine B ->
+ * B1 -> A1 -> spine A -> A0).
+ */
+#define SF_HOSTS 2
+
+static struct vf_fabric *two_chassis(unsigned leaves)
+{
+	struct vf_fabric *f = vf_fabric_create();
+	unsigned per = leaves + 1;
+	char name[32];
+
+	for (unsigned c = 0; c < 2; c++) {
+		for (unsigned k = 0; k < leaves; k++) {
+			snprintf(name, sizeof(name), "%c%u", 'A' + c, k);
+			vf_fabric_add_node(f, VF_NODE_SWITCH,
+					   0x400000 + c * 0x100 + k, 0x5000 + c,
+					   SF_HOSTS + 2, name, NULL);
+		}
+		snprintf(name, sizeof(name), "S%c", 'A' + c);
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x400080 + c * 0x100,
+				   0x5000 + c, leaves, name, NULL);
+		for (unsigned k = 0; k < leaves; k++)
+			vf_fabric_link(f,
+				       vf_fabric_port(f, c * per + k,
+						      SF_HOSTS + 1),
+				       vf_fabric_port(f, c * per + leaves,
+						      k + 1));
+	}
+	for (unsigned k = 0; k < leaves; k++)
+		vf_fabric_link(f, vf_fabric_port(f, k, SF_HOSTS + 2),
+			       vf_fabric_port(f, per + k, SF_HOSTS + 2));
+	for (unsigned i = 0; i < 2 * leaves * SF_HOSTS; i++) {
+		unsigned c = i / (leaves * SF_HOSTS), h = i % SF_HOSTS;
+		unsigned k = i / SF_HOSTS % leaves;
+		uint32_t n;
+
+		snprintf(name, sizeof(name), "H%c%u_%u", 'A' + c, k, h);
+		n = vf_fabric_add_node(f, VF_NODE_CA, 0x100000 + 4 * i, 0, 1,
+				       name, NULL);
+		vf_fabric_link(f, vf_fabric_port(f, c * per + k, h + 1),
+			       vf_fabric_port(f, n, 1));
+	}
+	vf_fabric_assign_lids(f, 0);
+	vf_fabric_finalize(f);
+	return f;
+}
+
+static int route_sf(const struct vf_fabric *f, struct vf_lfts *t,
+		    bool spine_first)
+{
+	struct vf_route_opts o;
+
+	vf_route_opts_default(&o);
+	o.spine_first = spine_first;
+	if (vf_lfts_init(t, f->num_switches, f->max_lid))
+		return -1;
+	return vf_route_shortestpath(f, &o, t);
+}
+
+/*
+ * Routes from leaf chips to hosts on a leaf chip of the other chassis with
+ * another index: the spine is equal-cost there, so each must take it.
+ * Returns how many take the cross link instead.
+ */
+static unsigned cross_first(const struct vf_fabric *f, const struct vf_lfts *t,
+			    unsigned leaves)
+{
+	unsigned per = leaves + 1, n = 0;
+
+	for (unsigned lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t ca = vf_fabric_lid_node(f, lid);
+		const char *name;
+
+		if (ca == VF_NONE || vf_is_switch(&f->nodes[ca]))
+			continue;
+		/* "H<chassis><leaf>_<host>" */
+		name = vf_node_name(f, &f->nodes[ca]);
+		for (unsigned c = 0; c < 2; c++) {
+			if ((unsigned)(name[1] - 'A') == c)
+				continue;	/* same chassis */
+			for (unsigned k = 0; k < leaves; k++)
+				if ((unsigned)(name[2] - '0') != k)
+					n += vf_lft_row(t, c * per + k)[lid] !=
+					     SF_HOSTS + 1;
+		}
+	}
+	return n;
+}
+
+static void test_spine_first_two_chassis(void)
+{
+	struct vf_fabric *f = two_chassis(3);
+	uint32_t hb0 = vf_fabric_find_name(f, "HB0_0");
+	unsigned lid_hb0 = vf_node_port(f, &f->nodes[hb0], 1)->base_lid;
+	struct vf_route_report off, on;
+	struct vf_lfts a, b;
+
+	OK(!route_sf(f, &a, false) && !vf_route_check(f, &a, &off),
+	   "2 chassis x 3 leaf chips, spine-first off");
+	OK(off.credit_loop, "off: leaf -> other chassis -> leaf: credit loop");
+	OK(cross_first(f, &a, 3) > 0,
+	   "off: some leaf chips leave through the cross link first");
+	OK(!route_sf(f, &b, true) && !vf_route_check(f, &b, &on),
+	   "spine-first on");
+	EQ_U(cross_first(f, &b, 3), 0,
+	     "on: every leaf chip goes up its spine when that is equal-cost");
+	OK(!on.credit_loop, "on: no credit loop");
+	EQ_U(on.ca_unreachable + on.sw_unreachable, 0, "on: all reachable");
+	EQ_U(on.max_stretch, 0, "on: still min-hop");
+	OK(on.load_max <= off.load_max, "on: busiest link no busier");
+	EQ_U(vf_lft_row(&b, 0)[lid_hb0], SF_HOSTS + 2,
+	     "on: A0 reaches B0's hosts over the cross link (1 hop)");
+	vf_lfts_free(&a);
+	vf_lfts_free(&b);
+	vf_fabric_destroy(f);
+}
+
+/*
+ * One chassis (leaf chips L0, L1, spine S, SystemImageGUID 0x6000) and an
+ * edge switch E linked to both leaf chips; hosts on every switch.  From L0
+ * to L1 both S and E are 2 hops: without spine-first half of L1's hosts are
+ * reached through E (leaf -> edge -> leaf).  E itself has no internal links:
+ * its choices are unchanged.
+ */
+static void test_spine_first_edge(void)
+{
+	struct vf_fabric *f = vf_fabric_create();
+	const char *sw[] = { "L0", "L1", "S", "E" };
+	uint32_t l1h;
+	struct vf_route_report r;
+	struct vf_lfts a, b;
+	unsigned via_edge_off = 0, via_edge_on = 0, e_same = 1;
+
+	for (unsigned i = 0; i < 4; i++)
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x500 + i,
+				   i < 3 ? 0x6000 : 0, 6, sw[i], NULL);
+	/* leaf chip l: spine on port 5, edge on port 6; E: port 5 + l */
+	for (unsigned l = 0; l < 2; l++) {
+		vf_fabric_link(f, vf_fabric_port(f, l, 5),
+			       vf_fabric_port(f, 2, l + 1));
+		vf_fabric_link(f, vf_fabric_port(f, l, 6),
+			       vf_fabric_port(f, 3, l + 5));
+	}
+	for (unsigned i = 0; i < 12; i++) {
+		char name[16];
+		uint32_t n;
+
+		snprintf(name, sizeof(name), "C%u", i);
+		n = vf_fabric_add_node(f, VF_NODE_CA, 0x2000 + 4 * i, 0, 1,
+				       name, NULL);
+		/* 4 hosts each on L0, L1 and E */
+		vf_fabric_link(f, vf_fabric_port(f, i < 8 ? i / 4 : 3,
+						 i % 4 + 1),
+			       vf_fabric_port(f, n, 1));
+	}
+	vf_fabric_assign_lids(f, 0);
+	vf_fabric_finalize(f);
+	l1h = vf_fabric_find_name(f, "C4");
+	OK(!route_sf(f, &a, false) && !route_sf(f, &b, true),
+	   "chassis + edge switch, spine-first off and on");
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned lid = vf_node_port(f, &f->nodes[l1h + i], 1)->base_lid;
+
+		via_edge_off += vf_lft_row(&a, 0)[lid] == 6;
+		via_edge_on += vf_lft_row(&b, 0)[lid] == 6;
+	}
+	EQ_U(via_edge_off, 2, "off: L0 reaches 2 of L1's 4 hosts via E");
+	EQ_U(via_edge_on, 0, "on: L0 reaches all of them via S");
+	for (unsigned lid = 1; lid <= f->max_lid; lid++)
+		e_same &= vf_lft_row(&a, 3)[lid] == vf_lft_row(&b, 3)[lid];
+	OK(e_same, "on: the edge switch's table is unchanged");
+	OK(!vf_route_check(f, &b, &r), "route check runs");
+	EQ_U(r.ca_unreachable + r.sw_unreachable, 0, "on: all reachable");
+	EQ_U(r.max_stretch, 0, "on: still min-hop");
+	OK(!r.credit_loop, "on: no credit loop");
+	vf_lfts_free(&a);
+	vf_lfts_free(&b);
+	vf_fabric_destroy(f);
+}
+
+/* No chassis (SystemImageGUID 0 everywhere): spine-first changes nothing. */
+static void test_spine_first_no_chassis(void)
+{
+	struct vf_fabric *f = fat_tree(4, 2, 4, 1);
+	struct vf_lfts a, b;
+
+	OK(!route_sf(f, &a, false) && !route_sf(f, &b, true),
+	   "fat tree, spine-first off and on");
+	OK(!memcmp(a.port, b.port, (size_t)a.num_switches * (a.max_lid + 1)),
+	   "identical tables without chassis");
+	vf_lfts_free(&a);
+	vf_lfts_free(&b);
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	test_fat_tree();
@@ -332,5 +539,8 @@ int main(void)
 	test_deterministic();
 	test_disconnected();
 	test_interleaved_lids();
+	test_spine_first_two_chassis();
+	test_spine_first_edge();
+	test_spine_first_no_chassis();
 	return tap_done();
 }

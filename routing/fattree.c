@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * fattree: up/down routing for fat trees, balanced so that the busiest
+ * link carries no more than its share, after the Omni-Path FM's engine of
+ * the same name (reference/opa-fm.md sections 3.2 and 8.5).
+ *
+ * Tiers.  A switch's level is its distance from the nearest switch with
+ * end nodes attached (the FM's FIsOnSameTier), or, when core switches are
+ * named, measured down from them.  A hop to a switch one level higher is
+ * "up", one level lower "down"; links within a level carry nothing.
+ *
+ * Routes.  Toward each destination edge switch E, a switch that can reach
+ * E going only down does so on a shortest down path; any other switch goes
+ * up, to a parent with the shortest up-then-down distance.  Every route is
+ * up* down*, so the routes to CA LIDs have no credit loop, by
+ * construction.  When some switch could reach E but has no such path, the
+ * fabric is not a tree: the engine says so and routes with shortestpath.
+ *
+ * Balance.  Destination ports get a global rank: edge switches in tier
+ * order, their ports in port order, RouteLast ports after all others.
+ * Switch S sends the base LID of the port of rank r through
+ * group[(r + offset(S)) mod n], where group is S's candidate ports toward
+ * E in a fixed order (by next switch's SystemImageGUID and GUID, then
+ * port) and offset(S) comes from S's position in its tier, unless another
+ * candidate carries fewer base LIDs (degraded trees; see pick_base()).  So
+ * sibling switches send one destination through different parents, every
+ * switch a level up receives the same flow for each destination, and each
+ * switch's uplinks carry equal shares.  With LMC > 0, LID i of a port
+ * steps from the base LID's choice by the trunk width (the links to one
+ * next switch), so successive LIDs take different next switches, then
+ * different links.
+ *
+ * Switch LIDs (management traffic) take the first shortest path found by
+ * a breadth-first search, as the FM routes them outside its balancing.
+ */
+#define _GNU_SOURCE	/* qsort_r */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "log.h"
+#include "swgraph.h"
+
+struct ft_ctx {
+	const struct vf_fabric *f;
+	const struct vf_route_opts *opts;
+	struct vf_swgraph g;
+	uint32_t nsw;
+	uint16_t *level;	/* [nsw] tier, VF_DIST_INF when unplaced */
+	uint32_t *pos;		/* [nsw] position within its tier */
+	uint32_t *by_level;	/* switches, highest level first */
+	uint32_t *edges;	/* switches with end nodes, in tier order */
+	uint32_t num_edges;
+	uint32_t *rank;		/* [num_ports] destination rank or VF_NONE */
+	uint16_t *down;		/* [nsw] down-only distance to the current E */
+	uint16_t *ud;		/* [nsw] up*-down* distance to the current E */
+	uint16_t *any;		/* [nsw] shortest distance to the current E */
+	bool *edge;		/* [nsw] has end nodes */
+	uint32_t *queue;	/* [nsw] BFS scratch */
+	uint32_t *group;	/* candidate hop indices of one switch */
+	uint32_t *base_routed;	/* [num_ports] base LIDs routed out of it */
+};
+
+static bool is_up(const struct ft_ctx *c, uint32_t s, uint32_t n)
+{
+	return c->level[n] != VF_DIST_INF && c->level[s] != VF_DIST_INF &&
+	       c->level[n] == c->level[s] + 1;
+}
+
+/* Multi-source BFS from the switches marked in `src` into dist. */
+static void bfs_from(struct ft_ctx *c, const bool *src, uint16_t *dist)
+{
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		dist[s] = src[s] ? 0 : VF_DIST_INF;
+		if (src[s])
+			c->queue[tail++] = s;
+	}
+	while (head < tail) {
+		uint32_t s = c->queue[head++];
+
+		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
+		     h++) {
+			uint32_t n = c->g.hops[h].next_sw;
+
+			if (dist[n] == VF_DIST_INF) {
+				dist[n] = dist[s] + 1;
+				c->queue[tail++] = n;
+			}
+		}
+	}
+}
+
+/*
+ * Levels from the end nodes, or down from the core switches when the
+ * options name some that are in this fabric.
+ */
+static void assign_levels(struct ft_ctx *c)
+{
+	const struct vf_guid_set *core = &c->opts->core_switches;
+	bool *src = calloc(c->nsw ? c->nsw : 1, sizeof(*src));
+	unsigned cores = 0, top = 0;
+
+	if (!src)
+		return;
+	for (uint32_t s = 0; s < c->nsw && core->count; s++) {
+		src[s] = vf_guid_set_has(core,
+					 c->f->nodes[c->f->switches[s]].guid);
+		cores += src[s];
+	}
+	if (core->count && !cores)
+		vf_log(VF_LOG_WARN,
+		       "fattree: none of the %u core switches is in the fabric; tiers come from the end nodes",
+		       core->count);
+	if (!cores)
+		for (uint32_t s = 0; s < c->nsw; s++)
+			src[s] = vf_has_end_node(c->f, s);
+	bfs_from(c, src, c->level);
+	if (cores) {
+		for (uint32_t s = 0; s < c->nsw; s++)
+			if (c->level[s] != VF_DIST_INF && c->level[s] > top)
+				top = c->level[s];
+		for (uint32_t s = 0; s < c->nsw; s++)
+			if (c->level[s] != VF_DIST_INF)
+				c->level[s] = top - c->level[s];
+	}
+	free(src);
+}
+
+/*
+ * NodeDescs in natural order: runs of digits compare as numbers, so
+ * "leaf2" < "leaf10".
+ */
+static int natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			unsigned long x = strtoul(a, (char **)&a, 10);
+			unsigned long y = strtoul(b, (char **)&b, 10);
+
+			if (x != y)
+				return x < y ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a - (unsigned char)*b;
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+/* Highest level first; within a level by NodeDesc, then GUID. */
+static int cmp_tier(const void *pa, const void *pb, void *ctx)
+{
+	const struct ft_ctx *c = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	const struct vf_node *na = &c->f->nodes[c->f->switches[a]];
+	const struct vf_node *nb = &c->f->nodes[c->f->switches[b]];
+	int d;
+
+	if (c->level[a] != c->level[b])
+		return c->level[a] > c->level[b] ? -1 : 1;
+	d = natural_cmp(vf_node_desc(c->f, na), vf_node_desc(c->f, nb));
+	if (d)
+		return d;
+	return na->guid < nb->guid ? -1 : na->guid > nb->guid;
+}
+
+/* Edge switches: lowest tier first, each tier in position order. */
+static int cmp_edge(const void *pa, const void *pb, void *ctx)
+{
+	const struct ft_ctx *c = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	if (c->level[a] != c->level[b])
+		return c->level[a] < c->level[b] ? -1 : 1;
+	return c->pos[a] < c->pos[b] ? -1 : c->pos[a] > c->pos[b];
+}
+
+static void order_tiers(struct ft_ctx *c)
+{
+	uint32_t k = 0;
+
+	for (uint32_t s = 0; s < c->nsw; s++)
+		c->by_level[s] = s;
+	qsort_r(c->by_level, c->nsw, sizeof(*c->by_level), cmp_tier, c);
+	for (uint32_t i = 0; i < c->nsw; i++) {
+		if (i && c->level[c->by_level[i]] !=
+			 c->level[c->by_level[i - 1]])
+			k = 0;
+		c->pos[c->by_level[i]] = k++;
+	}
+	for (uint32_t s = 0; s < c->nsw; s++)
+		if (c->edge[s])
+			c->edges[c->num_edges++] = s;
+	qsort_r(c->edges, c->num_edges, sizeof(*c->edges), cmp_edge, c);
+}
+
+static bool route_last(const struct ft_ctx *c, const struct vf_port *p)
+{
+	const struct vf_guid_set *set = &c->opts->route_last;
+
+	return set->count && (vf_guid_set_has(set, c->f->nodes[p->node].guid) ||
+			      vf_guid_set_has(set, p->guid));
+}
+
+/* Destination ranks: edge switches in order, ports in order; RouteLast last. */
+static void rank_ports(struct ft_ctx *c)
+{
+	const struct vf_fabric *f = c->f;
+	uint32_t r = 0;
+
+	for (uint32_t i = 0; i < f->num_ports; i++)
+		c->rank[i] = VF_NONE;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t e = 0; e < c->num_edges; e++) {
+			const struct vf_node *sw =
+				&f->nodes[f->switches[c->edges[e]]];
+
+			for (unsigned i = 1; i <= sw->num_ports; i++) {
+				const struct vf_port *peer = vf_usable_peer(
+					f, vf_node_port(f, sw, i));
+
+				if (!peer || vf_is_switch(&f->nodes[peer->node]) ||
+				    !peer->base_lid ||
+				    route_last(c, peer) != (pass == 1))
+					continue;
+				c->rank[peer - f->ports] = r++;
+			}
+		}
+	}
+}
+
+/* down[] and ud[] toward edge switch e. */
+static void distances_to(struct ft_ctx *c, uint32_t e)
+{
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t s = 0; s < c->nsw; s++)
+		c->down[s] = VF_DIST_INF;
+	c->down[e] = 0;
+	c->queue[tail++] = e;
+	/* climb from e: a parent reaches e going down */
+	while (head < tail) {
+		uint32_t s = c->queue[head++];
+
+		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
+		     h++) {
+			uint32_t n = c->g.hops[h].next_sw;
+
+			if (is_up(c, s, n) && c->down[n] == VF_DIST_INF) {
+				c->down[n] = c->down[s] + 1;
+				c->queue[tail++] = n;
+			}
+		}
+	}
+	/* parents first: highest level down */
+	for (uint32_t i = 0; i < c->nsw; i++) {
+		uint32_t s = c->by_level[i];
+
+		c->ud[s] = c->down[s];
+		if (c->ud[s] != VF_DIST_INF)
+			continue;
+		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
+		     h++) {
+			uint32_t n = c->g.hops[h].next_sw;
+
+			if (is_up(c, s, n) && c->ud[n] != VF_DIST_INF &&
+			    c->ud[n] + 1 < c->ud[s])
+				c->ud[s] = c->ud[n] + 1;
+		}
+	}
+}
+
+/*
+ * The candidate hops of s toward the current E, fastest only, in hop
+ * order (hops are pre-sorted by next switch); returns their number and
+ * sets *up.
+ */
+static unsigned candidates(struct ft_ctx *c, uint32_t s, bool *up)
+{
+	const struct vf_hop *hops = c->g.hops;
+	unsigned n = 0, top = 0;
+
+	*up = c->down[s] == VF_DIST_INF;
+	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
+		uint32_t x = hops[h].next_sw;
+		bool ok = *up ? is_up(c, s, x) && c->ud[x] + 1 == c->ud[s]
+			      : is_up(c, x, s) && c->down[x] + 1 == c->down[s];
+
+		if (!ok || hops[h].rate < top)
+			continue;
+		if (hops[h].rate > top)
+			n = 0;
+		top = hops[h].rate;
+		c->group[n++] = h;
+	}
+	return n;
+}
+
+/* How many of s's fastest hops go up (or down): a complete group's size. */
+static unsigned hops_toward(const struct ft_ctx *c, uint32_t s, bool up)
+{
+	unsigned n = 0, top = 0;
+
+	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
+		uint32_t x = c->g.hops[h].next_sw;
+
+		if (!(up ? is_up(c, s, x) : is_up(c, x, s)) ||
+		    c->g.hops[h].rate < top)
+			continue;
+		if (c->g.hops[h].rate > top)
+			n = 0;
+		top = c->g.hops[h].rate;
+		n++;
+	}
+	return n;
+}
+
+/* Links from s to the same next switch as the first candidate. */
+static unsigned trunk_width(const struct ft_ctx *c, unsigned n)
+{
+	unsigned k = 1;
+
+	while (k < n && c->g.hops[c->group[k]].next_sw ==
+			c->g.hops[c->group[0]].next_sw)
+		k++;
+	return k;
+}
+
+/*
+ * The candidate for the base LID of the port of rank r: the one with the
+ * fewest base LIDs so far, ties in the order the rank and the switch's
+ * offset prefer.  On a full tree the counts are level at every preferred
+ * choice, so this is the plain rotation (r + offset) mod n; on a degraded
+ * one, where the candidate sets differ between destinations, the counts
+ * keep the uplinks even.
+ */
+static unsigned pick_base(const struct ft_ctx *c, unsigned n, uint32_t r,
+			  unsigned offset)
+{
+	unsigned pref = (r + offset) % n, best = pref;
+
+	for (unsigned j = 1; j < n; j++) {
+		unsigned idx = (pref + j) % n;
+
+		if (c->base_routed[c->g.hops[c->group[idx]].port] <
+		    c->base_routed[c->g.hops[c->group[best]].port])
+			best = idx;
+	}
+	return best;
+}
+
+/* Route, at switch s, every destination port behind edge switch e. */
+static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
+			 uint32_t e)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_node *esw = &f->nodes[f->switches[e]];
+	uint8_t *row = vf_lft_row(t, s);
+	unsigned n = 0, k = 1, offset = 0, base = 0, full = 0;
+	bool up = false, first = true;
+
+	if (s != e) {
+		n = candidates(c, s, &up);
+		if (!n)
+			return;
+		full = hops_toward(c, s, up);
+		k = trunk_width(c, n);
+		offset = up ? c->pos[s] * k : c->pos[s];
+	}
+	for (unsigned i = 1; i <= esw->num_ports; i++) {
+		const struct vf_port *peer =
+			vf_usable_peer(f, vf_node_port(f, esw, i));
+		uint32_t r;
+
+		if (!peer || (r = c->rank[peer - f->ports]) == VF_NONE)
+			continue;
+		if (s != e) {
+			if (first) {
+				base = n == full ? (r + offset) % n :
+						   pick_base(c, n, r, offset);
+				first = false;
+			} else {
+				base = (base + 1) % n;
+			}
+			c->base_routed[c->g.hops[c->group[base]].port]++;
+		}
+		for (unsigned l = 0; l < (1u << peer->lmc); l++) {
+			unsigned lid = peer->base_lid + l, step = l * k;
+
+			if (lid > t->max_lid)
+				break;
+			row[lid] = s == e ? i :
+				   c->g.hops[c->group[(base + step +
+						       step / n) % n]].num;
+		}
+	}
+}
+
+/*
+ * A switch without an up/down path to e is on no CA's path to e (CA
+ * traffic starts at edge switches, which all have one): only packets it
+ * originates itself use its entry, so a shortest path of any shape does.
+ */
+static void route_off_tree(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
+			   uint32_t e)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_node *esw = &f->nodes[f->switches[e]];
+	uint8_t *row = vf_lft_row(t, s);
+	uint8_t out = VF_NO_PORT;
+
+	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++)
+		if (c->any[c->g.hops[h].next_sw] + 1 == c->any[s]) {
+			out = c->g.hops[h].num;
+			break;
+		}
+	for (unsigned i = 1; i <= esw->num_ports; i++) {
+		const struct vf_port *peer =
+			vf_usable_peer(f, vf_node_port(f, esw, i));
+
+		if (!peer || c->rank[peer - f->ports] == VF_NONE)
+			continue;
+		for (unsigned l = 0; l < (1u << peer->lmc); l++)
+			if (peer->base_lid + l <= t->max_lid)
+				row[peer->base_lid + l] = out;
+	}
+}
+
+static const char *sw_desc(const struct ft_ctx *c, uint32_t s)
+{
+	return vf_node_desc(c->f, &c->f->nodes[c->f->switches[s]]);
+}
+
+/*
+ * All CA LIDs behind edge switch e.  False when the fabric is not a tree:
+ * an edge switch connected to e has no up/down path to it.
+ */
+static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
+{
+	distances_to(c, e);
+	vf_swgraph_bfs(&c->g, e, c->any, c->queue);
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		if (c->ud[s] != VF_DIST_INF) {
+			route_switch(c, t, s, e);
+			continue;
+		}
+		if (c->any[s] == VF_DIST_INF)
+			continue;
+		if (c->edge[s]) {
+			vf_log(VF_LOG_WARN,
+			       "fattree: not a fat tree: edge switch %s (0x%016llx) has no up/down path to edge switch %s (0x%016llx)",
+			       sw_desc(c, s),
+			       (unsigned long long)c->f->nodes[c->f->switches[s]].guid,
+			       sw_desc(c, e),
+			       (unsigned long long)c->f->nodes[c->f->switches[e]].guid);
+			return false;
+		}
+		route_off_tree(c, t, s, e);
+	}
+	return true;
+}
+
+/*
+ * Switch LIDs: a breadth-first search from the destination switch; each
+ * switch forwards toward the neighbour that discovered it.
+ */
+static void route_switch_lids(struct ft_ctx *c, struct vf_lfts *t)
+{
+	const struct vf_fabric *f = c->f;
+
+	for (uint32_t x = 0; x < c->nsw; x++) {
+		const struct vf_port *p0 =
+			vf_node_port(f, &f->nodes[f->switches[x]], 0);
+		uint32_t head = 0, tail = 0;
+
+		if (!p0->base_lid)
+			continue;
+		for (uint32_t s = 0; s < c->nsw; s++)
+			c->down[s] = VF_DIST_INF;
+		c->down[x] = 0;
+		c->queue[tail++] = x;
+		while (head < tail) {
+			uint32_t s = c->queue[head++];
+
+			for (uint32_t h = c->g.hop_start[s];
+			     h < c->g.hop_start[s + 1]; h++) {
+				const struct vf_hop *hop = &c->g.hops[h];
+				uint32_t n = hop->next_sw;
+				uint8_t back;
+
+				if (c->down[n] != VF_DIST_INF)
+					continue;
+				c->down[n] = c->down[s] + 1;
+				c->queue[tail++] = n;
+				back = f->ports[f->ports[hop->port].remote].num;
+				for (unsigned l = 0; l < (1u << p0->lmc); l++)
+					vf_lft_row(t, n)[p0->base_lid + l] =
+						back;
+			}
+		}
+		for (unsigned l = 0; l < (1u << p0->lmc); l++)
+			vf_lft_row(t, x)[p0->base_lid + l] = 0;
+	}
+}
+
+/* Hops of each switch by next switch (SystemImageGUID, GUID), then port. */
+static int cmp_hop(const void *pa, const void *pb, void *ctx)
+{
+	const struct vf_fabric *f = ctx;
+	const struct vf_hop *a = pa, *b = pb;
+	const struct vf_node *na = &f->nodes[f->switches[a->next_sw]];
+	const struct vf_node *nb = &f->nodes[f->switches[b->next_sw]];
+
+	if (na->sysimg_guid != nb->sysimg_guid)
+		return na->sysimg_guid < nb->sysimg_guid ? -1 : 1;
+	if (na->guid != nb->guid)
+		return na->guid < nb->guid ? -1 : 1;
+	return a->num - b->num;
+}
+
+static void ctx_free(struct ft_ctx *c)
+{
+	vf_swgraph_free(&c->g);
+	free(c->level);
+	free(c->pos);
+	free(c->by_level);
+	free(c->edges);
+	free(c->rank);
+	free(c->down);
+	free(c->ud);
+	free(c->any);
+	free(c->edge);
+	free(c->queue);
+	free(c->group);
+	free(c->base_routed);
+}
+
+static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
+		    const struct vf_route_opts *opts)
+{
+	size_t n;
+	uint32_t most = 1;
+
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	c->opts = opts;
+	c->nsw = f->num_switches;
+	if (vf_swgraph_init(&c->g, f))
+		return -ENOMEM;
+	n = c->nsw ? c->nsw : 1;
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		uint32_t h = c->g.hop_start[s], cnt = c->g.hop_start[s + 1] - h;
+
+		qsort_r(c->g.hops + h, cnt, sizeof(*c->g.hops), cmp_hop,
+			(void *)f);
+		if (cnt > most)
+			most = cnt;
+	}
+	c->level = malloc(n * sizeof(*c->level));
+	c->pos = malloc(n * sizeof(*c->pos));
+	c->by_level = malloc(n * sizeof(*c->by_level));
+	c->edges = malloc(n * sizeof(*c->edges));
+	c->rank = malloc((f->num_ports ? f->num_ports : 1) * sizeof(*c->rank));
+	c->down = malloc(n * sizeof(*c->down));
+	c->ud = malloc(n * sizeof(*c->ud));
+	c->any = malloc(n * sizeof(*c->any));
+	c->edge = malloc(n * sizeof(*c->edge));
+	c->queue = malloc(n * sizeof(*c->queue));
+	c->group = malloc(most * sizeof(*c->group));
+	c->base_routed = calloc(f->num_ports ? f->num_ports : 1,
+				sizeof(*c->base_routed));
+	if (!c->level || !c->pos || !c->by_level || !c->edges || !c->rank ||
+	    !c->down || !c->ud || !c->any || !c->edge ||
+	    !c->queue || !c->group || !c->base_routed)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < c->nsw; s++)
+		c->edge[s] = vf_has_end_node(f, s);
+	assign_levels(c);
+	order_tiers(c);
+	rank_ports(c);
+	return 0;
+}
+
+int vf_route_fattree(const struct vf_fabric *f,
+		     const struct vf_route_opts *opts, struct vf_lfts *t)
+{
+	struct ft_ctx c;
+	bool tree = true;
+	int rc;
+
+	if (t->num_switches != f->num_switches || t->max_lid < f->max_lid)
+		return -EINVAL;
+	rc = ctx_init(&c, f, opts);
+	if (rc)
+		goto out_free;
+	route_switch_lids(&c, t);
+	for (uint32_t i = 0; i < c.num_edges && tree; i++)
+		tree = route_edge(&c, t, c.edges[i]);
+	if (!tree) {
+		vf_log(VF_LOG_WARN,
+		       "fattree: routing this fabric with shortestpath instead");
+		memset(t->port, VF_NO_PORT,
+		       (size_t)t->num_switches * ((size_t)t->max_lid + 1));
+		rc = vf_route_shortestpath(f, opts, t);
+	}
+out_free:
+	ctx_free(&c);
+	return rc;
+}

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/* The switch graph: usable inter-switch hops and BFS distances. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "swgraph.h"
+
+uint32_t vf_peer_switch(const struct vf_fabric *f, const struct vf_port *p)
+{
+	const struct vf_port *peer = vf_usable_peer(f, p);
+
+	if (!peer || !vf_is_switch(&f->nodes[peer->node]))
+		return VF_NONE;
+	return f->nodes[peer->node].sw;
+}
+
+bool vf_has_end_node(const struct vf_fabric *f, uint32_t s)
+{
+	const struct vf_node *sw = &f->nodes[f->switches[s]];
+
+	for (unsigned i = 1; i <= sw->num_ports; i++) {
+		const struct vf_port *peer =
+			vf_usable_peer(f, vf_node_port(f, sw, i));
+
+		if (peer && !vf_is_switch(&f->nodes[peer->node]))
+			return true;
+	}
+	return false;
+}
+
+static uint32_t count_hops(const struct vf_fabric *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const struct vf_node *node = &f->nodes[f->switches[s]];
+
+		for (unsigned i = 1; i <= node->num_ports; i++)
+			n += vf_peer_switch(f, vf_node_port(f, node, i)) !=
+			     VF_NONE;
+	}
+	return n;
+}
+
+int vf_swgraph_init(struct vf_swgraph *g, const struct vf_fabric *f)
+{
+	uint32_t n = count_hops(f), k = 0;
+
+	g->f = f;
+	g->nsw = f->num_switches;
+	g->hop_start = calloc(g->nsw + 1, sizeof(*g->hop_start));
+	g->hops = calloc(n ? n : 1, sizeof(*g->hops));
+	if (!g->hop_start || !g->hops) {
+		vf_swgraph_free(g);
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		const struct vf_node *node = &f->nodes[f->switches[s]];
+
+		g->hop_start[s] = k;
+		for (unsigned i = 1; i <= node->num_ports; i++) {
+			const struct vf_port *p = vf_node_port(f, node, i);
+			uint32_t next = vf_peer_switch(f, p);
+
+			if (next == VF_NONE)
+				continue;
+			g->hops[k].port = node->first_port + i;
+			g->hops[k].next_sw = next;
+			g->hops[k].rate = vf_port_rate(p);
+			g->hops[k].num = i;
+			k++;
+		}
+	}
+	g->hop_start[g->nsw] = k;
+	return 0;
+}
+
+void vf_swgraph_free(struct vf_swgraph *g)
+{
+	free(g->hops);
+	free(g->hop_start);
+	g->hops = NULL;
+	g->hop_start = NULL;
+}
+
+void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
+		    uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0;
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		dist[s] = VF_DIST_INF;
+	dist[root] = 0;
+	queue[tail++] = root;
+	while (head < tail) {
+		uint32_t s = queue[head++];
+
+		for (uint32_t h = g->hop_start[s]; h < g->hop_start[s + 1];
+		     h++) {
+			uint32_t n = g->hops[h].next_sw;
+
+			if (dist[n] != VF_DIST_INF)
+				continue;
+			dist[n] = dist[s] + 1;
+			queue[tail++] = n;
+		}
+	}
+}

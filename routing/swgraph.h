@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * The switch graph of a fabric: for every switch, its usable inter-switch
+ * hops (egress port, next switch, link rate), and hop distances by
+ * breadth-first search.  Shared by the engines that route on switches.
+ */
+#ifndef VF_SWGRAPH_H
+#define VF_SWGRAPH_H
+
+#include "fabric.h"
+
+#define VF_DIST_INF UINT16_MAX
+
+struct vf_hop {
+	uint32_t port;		/* port index of the egress port */
+	uint32_t next_sw;	/* switch number at the far end */
+	unsigned rate;		/* link rate, 100 Mb/s units */
+	uint8_t num;		/* egress port number */
+};
+
+struct vf_swgraph {
+	const struct vf_fabric *f;
+	uint32_t nsw;
+	struct vf_hop *hops;	/* grouped by switch, in port order */
+	uint32_t *hop_start;	/* [nsw + 1]: hops of switch s */
+};
+
+/* Build from f's usable links (both ends healthy); 0 or -ENOMEM. */
+int vf_swgraph_init(struct vf_swgraph *g, const struct vf_fabric *f);
+void vf_swgraph_free(struct vf_swgraph *g);
+
+/*
+ * Hop distances from root to every switch into dist[nsw] (VF_DIST_INF
+ * when unreachable); queue is scratch space for nsw entries.
+ */
+void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
+		    uint32_t *queue);
+
+/* The switch number behind port p's usable link, or VF_NONE. */
+uint32_t vf_peer_switch(const struct vf_fabric *f, const struct vf_port *p);
+
+/* True when switch s has a usable link to a CA or router. */
+bool vf_has_end_node(const struct vf_fabric *f, uint32_t s);
+
+#endif /* VF_SWGRAPH_H */

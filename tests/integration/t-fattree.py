@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""Stock OpenSM + the plugin route simulated fat trees with `fattree`;
+the tables read back from the switches are verified.
+
+Fabrics: a 2-level tree (the busiest link must carry exactly the optimum),
+the same with LMC 2, an oversubscribed one, a 3-level tree, director chassis
+behind edge switches, a tree with cables removed (5%) and a host missing,
+the core switches and RouteLast given as plugin options, and a torus, which
+is no tree: the plugin must warn and route it as shortestpath.
+"""
+
+import os
+
+import topogen
+import vfsim
+import vftest
+
+OPTS = "log_level=info"
+
+
+def degraded():
+    """8x8+4 with 2 of its 32 leaf-spine cables (about 5%) and a host
+    missing."""
+    fab = topogen.fattree2(leaves=8, spines=4, hosts=8)
+    fab.remove_link_spec("L002:S003")
+    fab.remove_link_spec("L006:S001")
+    fab.remove_host_spec("cn0020")
+    return fab
+
+
+def cases():
+    """(label, Fabric, extra conf lines, plugin options, optimum load or
+    None, is a tree)."""
+    ft = topogen.fattree2(leaves=8, spines=4, hosts=8, storage=2)
+    stor = [n.guid for n in ft.hcas() if n.id.startswith("stor")]
+    spines = [n.guid for n in ft.switches() if n.id.startswith("S")]
+    return [
+        # 8 hosts x 56 remote hosts over 4 uplinks = 112
+        ("ft2", topogen.fattree2(leaves=8, spines=4, hosts=8), [], OPTS,
+         112, True),
+        ("ft2-lmc2", topogen.fattree2(leaves=4, spines=4, hosts=4),
+         ["lmc 2"], OPTS, 12, True),
+        # 12 hosts x 84 remote hosts over 4 uplinks = 252
+        ("ft2-oversub", topogen.fattree2(leaves=8, spines=4, hosts=12), [],
+         OPTS, 252, True),
+        # pod of 32 hosts x 96 remote over 8 agg uplinks = 384
+        ("ft3", topogen.fattree3(pods=4, leaves=4, aggs=4, cores=8, hosts=8),
+         [], OPTS, 384, True),
+        ("dcs-edges", topogen.dcs(chassis=2, leaves=4, spines=2, hosts=0,
+                                  edges=4, edge_hosts=6, edge_uplinks=2),
+         [], OPTS, None, True),
+        ("degraded", degraded(), [], OPTS, None, True),
+        ("groups", ft, [], OPTS + " core_switches=" +
+         ",".join(hex(g) for g in spines) + " route_last=" +
+         ",".join(hex(g) for g in stor), 112, True),
+        ("torus", topogen.grid((3, 3), torus=True, hosts=2), [], OPTS, None,
+         False),
+    ]
+
+
+def offline_args(options):
+    """The CLI flags that match the plugin options of a case."""
+    args = []
+    for word in options.split():
+        key, _, val = word.partition("=")
+        if key in ("core_switches", "route_last"):
+            args += ["--" + key.replace("_", "-"), val]
+    return args
+
+
+def main():
+    tap = vfsim.Tap()
+    vftest.start(tap)
+    work = vfsim.tempfile.mkdtemp(prefix="vf-fattree-")
+    for label, fab, extra, options, optimum, tree in cases():
+        net = os.path.join(work, f"{label}.net")
+        fab.write(net)
+        with vfsim.Sim(net, label, tap=tap) as sim:
+            sim.start_ibsim()
+            sim.start_opensm(conf_lines=vftest.plugin_conf(
+                engine="fattree", options=options, extra=extra),
+                plugin_dir=vftest.PLUGIN_DIR)
+            sim.wait_subnet_up()
+            log = sim.log_text()
+            if tree:
+                vftest.engine_was_used(tap, sim, label, engine="fattree")
+                tap.ok("not a fat tree" not in log,
+                       f"{label}: recognised as a fat tree")
+            else:
+                tap.ok("fattree: not a fat tree" in log and
+                       "routing this fabric with shortestpath instead" in
+                       log, f"{label}: warns that it is no tree and falls "
+                       "back to shortestpath")
+            rep = vftest.verify_fabric(tap, sim, label, tree=tree,
+                                       engine="fattree",
+                                       offline=offline_args(options))
+            if optimum is not None:
+                tap.ok(rep.get("load_max") == optimum,
+                       f"{label}: busiest link carries the optimum, "
+                       f"{optimum} all-to-all routes",
+                       f"load_max {rep.get('load_max')}")
+            sim.stop_opensm()
+    vfsim.shutil.rmtree(work, ignore_errors=True)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * fattree: up/down routes (no credit loop by construction), the optimum on
+ * full trees whatever the LID order, LMC spread over distinct upper
+ * switches, RouteLast, core switches, degraded trees, and the fallback to
+ * shortestpath on a fabric that is not a tree.
+ */
+#include <stdlib.h>
+
+#include "routing/engine.h"
+#include "routing/netfile.h"
+#include "routing/routecheck.h"
+#include "tap.h"
+
+static void quiet(void *ctx, enum vf_log_level level, const char *msg)
+{
+	if (level <= VF_LOG_WARN)
+		snprintf(ctx, 512, "%s", msg);
+}
+
+static char last_warning[512];
+
+/*
+ * A 2-level tree: leaves L0.. (hosts on ports 1..hosts, uplink to spine s
+ * on port hosts+1+s), spines after them, then the hosts.  With interleave,
+ * LIDs come as OpenSM's discovery often gives them: host h of every leaf
+ * before host h + 1 of any.
+ */
+static struct vf_fabric *tree2(unsigned leaves, unsigned spines,
+			       unsigned hosts, unsigned lmc, bool interleave)
+{
+	struct vf_fabric *f = vf_fabric_create();
+	uint32_t first_host = leaves + spines;
+	char name[32];
+
+	for (unsigned l = 0; l < leaves; l++) {
+		snprintf(name, sizeof(name), "leaf%u", l + 1);
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200000 + l, 0,
+				   hosts + spines, name, NULL);
+	}
+	for (unsigned s = 0; s < spines; s++) {
+		snprintf(name, sizeof(name), "spine%u", s + 1);
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200100 + s, 0, leaves,
+				   name, NULL);
+		for (unsigned l = 0; l < leaves; l++)
+			vf_fabric_link(f, vf_fabric_port(f, l, hosts + 1 + s),
+				       vf_fabric_port(f, leaves + s, l + 1));
+	}
+	for (unsigned l = 0; l < leaves; l++)
+		for (unsigned h = 0; h < hosts; h++) {
+			uint32_t n;
+
+			snprintf(name, sizeof(name), "cn%02u%02u", l, h);
+			n = vf_fabric_add_node(f, VF_NODE_CA,
+					       0x100000 + 4 * (l * hosts + h),
+					       0, 1, name, NULL);
+			vf_fabric_link(f, vf_fabric_port(f, l, h + 1),
+				       vf_fabric_port(f, n, 1));
+		}
+	if (interleave) {
+		unsigned lid = 1;
+
+		for (uint32_t n = 0; n < first_host; n++)
+			vf_node_port(f, &f->nodes[n], 0)->base_lid = lid++;
+		for (unsigned h = 0; h < hosts; h++)
+			for (unsigned l = 0; l < leaves; l++)
+				vf_node_port(f, &f->nodes[first_host +
+							  l * hosts + h],
+					     1)->base_lid = lid++;
+	} else {
+		vf_fabric_assign_lids(f, lmc);
+	}
+	vf_fabric_finalize(f);
+	return f;
+}
+
+static int route(const struct vf_fabric *f, const struct vf_route_opts *o,
+		 struct vf_lfts *t)
+{
+	struct vf_route_opts def;
+
+	if (!o) {
+		vf_route_opts_default(&def);
+		o = &def;
+	}
+	if (vf_lfts_init(t, f->num_switches, f->max_lid))
+		return -1;
+	return vf_route_fattree(f, o, t);
+}
+
+static int check(const struct vf_fabric *f, const struct vf_lfts *t,
+		 struct vf_route_report *r)
+{
+	return vf_route_check(f, t, r);
+}
+
+/* The egress port of switch s toward CA node n (its port 1's base LID). */
+static uint8_t toward(const struct vf_fabric *f, const struct vf_lfts *t,
+		      uint32_t s, uint32_t n)
+{
+	return vf_lft_row(t, s)[vf_node_port(f, &f->nodes[n], 1)->base_lid];
+}
+
+/* Full trees: the optimum, and the same choices whatever the LID order. */
+static void test_full_tree(void)
+{
+	struct vf_fabric *a = tree2(8, 4, 8, 0, false);
+	struct vf_fabric *b = tree2(8, 4, 8, 0, true);
+	struct vf_route_report r;
+	struct vf_lfts ta, tb;
+	bool same = true;
+
+	OK(!route(a, NULL, &ta) && !route(b, NULL, &tb), "route 8x8+4 twice");
+	OK(!check(b, &tb, &r), "check runs");
+	EQ_U(r.ca_unreachable + r.sw_unreachable, 0, "all reachable");
+	OK(!r.credit_loop, "no credit loop");
+	EQ_U(r.max_stretch, 0, "shortest paths");
+	/* 8 hosts x 56 remote hosts over 4 uplinks */
+	EQ_U(r.load_max, 112, "busiest link at the optimum, 112");
+	for (uint32_t s = 0; s < a->num_switches; s++)
+		for (uint32_t n = 12; n < a->num_nodes; n++)
+			same &= toward(a, &ta, s, n) == toward(b, &tb, s, n);
+	OK(same, "the LID order changes no routing choice");
+	vf_lfts_free(&ta);
+	vf_lfts_free(&tb);
+	vf_fabric_destroy(a);
+	vf_fabric_destroy(b);
+}
+
+/* A 3-level tree from the golden set: the agg uplinks are the bottleneck. */
+static void test_three_levels(void)
+{
+	struct vf_err err = { "" };
+	char path[4096];
+	struct vf_fabric *f;
+	struct vf_route_report r;
+	struct vf_lfts t;
+	const char *top = getenv("top_srcdir");
+
+	snprintf(path, sizeof(path), "%s/tests/golden/ft3-small.net",
+		 top ? top : ".");
+	f = vf_netfile_load(path, 0, &err);
+	if (!OK(f != NULL, "load ft3-small.net")) {
+		printf("#   %s\n", err.msg);
+		return;
+	}
+	OK(!route(f, NULL, &t) && !check(f, &t, &r), "route and check");
+	EQ_U(r.ca_unreachable, 0, "all reachable");
+	OK(!r.credit_loop, "no credit loop in data traffic");
+	EQ_U(r.max_stretch, 0, "shortest paths on a full tree");
+	/*
+	 * A leaf's 3 hosts send to 9 others over 2 uplinks: with one route
+	 * per destination, 5 destinations share one uplink: 15.
+	 */
+	EQ_U(r.load_max, 15, "busiest link at the destination-routing optimum");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+/* LMC 2 over 3 spines: the 4 LIDs of a port use all 3 spines. */
+static void test_lmc(void)
+{
+	struct vf_fabric *f = tree2(6, 3, 4, 2, false);
+	struct vf_route_report r;
+	struct vf_lfts t;
+	bool spread = true;
+
+	OK(!route(f, NULL, &t) && !check(f, &t, &r), "route LMC 2");
+	EQ_U(r.ca_unreachable, 0, "every LID reachable");
+	OK(!r.credit_loop, "no credit loop");
+	for (uint32_t s = 0; s < 6; s++) {
+		for (uint32_t n = 9; n < f->num_nodes; n++) {
+			const struct vf_port *p = vf_node_port(f, &f->nodes[n], 1);
+			uint8_t *row = vf_lft_row(&t, s);
+			bool used[16] = { false };
+			unsigned distinct = 0;
+
+			if (row[p->base_lid] <= 4)
+				continue;	/* a local host */
+			for (unsigned i = 0; i < 4; i++) {
+				distinct += !used[row[p->base_lid + i]];
+				used[row[p->base_lid + i]] = true;
+			}
+			spread &= distinct == 3;
+		}
+	}
+	OK(spread, "every remote port's 4 LIDs leave by all 3 uplinks");
+	/* base LIDs alone are balanced too: 20 remote hosts per leaf */
+	EQ_U(r.load_max, 28, "base-LID all-to-all at the optimum");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+/* RouteLast: the compute nodes are balanced among themselves first. */
+static void test_route_last(void)
+{
+	struct vf_fabric *f = tree2(4, 2, 3, 0, false);
+	uint64_t last[4];
+	struct vf_route_opts o;
+	struct vf_lfts t;
+	uint32_t first_host = 6;
+	bool balanced = true;
+
+	/* the third host of each leaf is a storage node */
+	for (unsigned l = 0; l < 4; l++)
+		last[l] = f->nodes[first_host + l * 3 + 2].guid;
+	vf_route_opts_default(&o);
+	o.route_last.guids = last;
+	o.route_last.count = 4;
+	OK(!route(f, &o, &t), "route with RouteLast");
+	for (uint32_t s = 0; s < 4; s++) {
+		unsigned up[2] = { 0, 0 };
+
+		for (unsigned l = 0; l < 4; l++)
+			for (unsigned h = 0; h < 2; h++) {
+				uint8_t p = toward(f, &t, s,
+						   first_host + l * 3 + h);
+
+				if (p >= 4)
+					up[p - 4]++;
+			}
+		balanced &= up[0] == up[1];
+	}
+	OK(balanced, "each leaf splits the remote compute nodes 3/3");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+/*
+ * A leaf without hosts sits, seen from the end nodes, above the spines;
+ * naming the spines as core switches puts it back among the leaves.  Both
+ * route every pair without a credit loop.
+ */
+static void test_core_switches(void)
+{
+	struct vf_fabric *f = vf_fabric_create();
+	uint64_t cores[2] = { 0x200100, 0x200101 };
+	struct vf_route_opts o;
+	struct vf_route_report r;
+	struct vf_lfts t;
+
+	/* leaves 0..2, leaf 2 empty; spines 3, 4; hosts of leaves 0, 1 */
+	for (unsigned l = 0; l < 3; l++)
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200000 + l, 0, 4,
+				   "leaf", NULL);
+	for (unsigned s = 0; s < 2; s++) {
+		vf_fabric_add_node(f, VF_NODE_SWITCH, cores[s], 0, 3, "spine",
+				   NULL);
+		for (unsigned l = 0; l < 3; l++)
+			vf_fabric_link(f, vf_fabric_port(f, l, 3 + s),
+				       vf_fabric_port(f, 3 + s, l + 1));
+	}
+	for (unsigned h = 0; h < 4; h++) {
+		uint32_t n = vf_fabric_add_node(f, VF_NODE_CA, 0x1000 + 4 * h,
+						0, 1, "cn", NULL);
+
+		vf_fabric_link(f, vf_fabric_port(f, h / 2, h % 2 + 1),
+			       vf_fabric_port(f, n, 1));
+	}
+	vf_fabric_assign_lids(f, 0);
+	vf_fabric_finalize(f);
+	OK(!route(f, NULL, &t) && !check(f, &t, &r), "tiers from end nodes");
+	OK(!r.credit_loop && !r.ca_unreachable && !r.sw_unreachable,
+	   "... all reachable, no credit loop");
+	vf_lfts_free(&t);
+	vf_route_opts_default(&o);
+	o.core_switches.guids = cores;
+	o.core_switches.count = 2;
+	OK(!route(f, &o, &t) && !check(f, &t, &r), "tiers from core switches");
+	OK(!r.credit_loop && !r.ca_unreachable && !r.sw_unreachable,
+	   "... all reachable, no credit loop");
+	EQ_U(r.max_stretch, 0, "... shortest paths");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+/* Missing cables: still up/down, all reachable, no credit loop. */
+static void test_degraded(void)
+{
+	struct vf_fabric *f = tree2(6, 3, 4, 0, true);
+	struct vf_route_report r;
+	struct vf_lfts t;
+
+	/* leaf1-spine1 and leaf4-spine2 cables fail */
+	vf_node_port(f, &f->nodes[0], 5)->healthy = false;
+	vf_node_port(f, &f->nodes[3], 6)->healthy = false;
+	OK(!route(f, NULL, &t) && !check(f, &t, &r), "route a degraded tree");
+	EQ_U(r.ca_unreachable, 0, "all CA pairs reachable");
+	OK(!r.credit_loop, "no credit loop in data traffic");
+	OK(strstr(last_warning, "not a fat tree") == NULL,
+	   "no fallback: a degraded tree is still a tree");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
+/* A ring is not a tree: a warning, then exactly shortestpath's tables. */
+static void test_fallback(void)
+{
+	struct vf_fabric *f = vf_fabric_create();
+	struct vf_route_opts o;
+	struct vf_lfts a, b;
+
+	for (unsigned i = 0; i < 4; i++)
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x300 + i, 0, 3, "ring",
+				   NULL);
+	for (unsigned i = 0; i < 4; i++) {
+		uint32_t h = vf_fabric_add_node(f, VF_NODE_CA, 0x1000 + 4 * i,
+						0, 1, "cn", NULL);
+
+		vf_fabric_link(f, vf_fabric_port(f, i, 2),
+			       vf_fabric_port(f, (i + 1) % 4, 3));
+		vf_fabric_link(f, vf_fabric_port(f, i, 1),
+			       vf_fabric_port(f, h, 1));
+	}
+	vf_fabric_assign_lids(f, 0);
+	vf_fabric_finalize(f);
+	last_warning[0] = '\0';
+	OK(!route(f, NULL, &a), "fattree on a ring succeeds");
+	OK(strstr(last_warning, "shortestpath instead") != NULL,
+	   "and warns that it falls back to shortestpath");
+	vf_route_opts_default(&o);
+	vf_lfts_init(&b, f->num_switches, f->max_lid);
+	vf_route_shortestpath(f, &o, &b);
+	OK(!memcmp(a.port, b.port, (size_t)a.num_switches * (a.max_lid + 1)),
+	   "the tables are shortestpath's");
+	vf_lfts_free(&a);
+	vf_lfts_free(&b);
+	vf_fabric_destroy(f);
+}
+
+int main(void)
+{
+	vf_log_set_sink(quiet, last_warning);
+	test_full_tree();
+	test_three_levels();
+	test_lmc();
+	test_route_last();
+	test_core_switches();
+	last_warning[0] = '\0';
+	test_degraded();
+	test_fallback();
+	vf_log_set_sink(NULL, NULL);
+	return tap_done();
+}
