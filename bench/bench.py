@@ -20,6 +20,9 @@ with `vfabric check-routes`.  Reported per run:
                dfsssp and lash separate traffic by VL and may show loops
                their VLs break; they are run here without qos)
   unreach      CA pairs and switch-LID pairs that cannot be reached
+  LMC paths    with LMC > 0: distinct egress ports the LIDs of a remote
+               port leave a leaf by, on average (the ideal is
+               min(2^LMC, uplinks))
 
 and, per fabric, the ratios shortestpath / minhop.  Prints Markdown.
 """
@@ -39,28 +42,33 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import topogen  # noqa: E402
 import vfsim  # noqa: E402
 
-ENGINES = ["shortestpath", "minhop", "updn", "ftree", "dfsssp"]
+ENGINES = ["shortestpath", "fattree", "minhop", "updn", "ftree", "dfsssp"]
 TS = re.compile(r"^(\w{3} [ \d]\d \d\d:\d\d:\d\d) (\d{6}) ")
 
 
 def fabrics(size):
-    """(name, topogen Fabric) for the run; `size` small|medium|large."""
-    out = [("ft2 8x8+4", topogen.fattree2(leaves=8, spines=4, hosts=8)),
+    """(name, topogen Fabric, LMC) for the run; `size` small|medium|large."""
+    degraded = topogen.fattree2(leaves=8, spines=4, hosts=8)
+    for spec in ("L001:S001", "L003:S002", "L005:S004"):
+        degraded.remove_link_spec(spec)
+    out = [("ft2 8x8+4", topogen.fattree2(leaves=8, spines=4, hosts=8), 0),
+           ("ft2 8x8+4 LMC 2", topogen.fattree2(leaves=8, spines=4,
+                                                hosts=8), 2),
            ("dcs 12x6", topogen.dcs(chassis=1, leaves=12, spines=6,
-                                    hosts=12)),
+                                    hosts=12), 0),
+           ("dcs 2 chassis + 12 edges", topogen.dcs(
+               chassis=2, leaves=6, spines=3, hosts=0, edges=12,
+               edge_hosts=8, edge_uplinks=2), 0),
            ("ft3 4 pods", topogen.fattree3(pods=4, leaves=4, aggs=4, cores=8,
-                                           hosts=8)),
-           ("ft2 degraded", topogen.fattree2(leaves=8, spines=4, hosts=8)),
-           ("torus 4x4", topogen.grid((4, 4), torus=True, hosts=4))]
-    out[3][1].remove_link_spec("L001:S001")
-    out[3][1].remove_link_spec("L003:S002")
-    out[3][1].remove_link_spec("L005:S004")
+                                           hosts=8), 0),
+           ("ft2 degraded", degraded, 0),
+           ("torus 4x4", topogen.grid((4, 4), torus=True, hosts=4), 0)]
     if size in ("medium", "large"):
         out.append(("ft2 36x18+18", topogen.fattree2(leaves=36, spines=18,
-                                                     hosts=18)))
+                                                     hosts=18), 0))
     if size == "large":
         out.append(("ft2 72x36+36", topogen.fattree2(
-            leaves=72, spines=36, hosts=36, radix=72)))
+            leaves=72, spines=36, hosts=36, radix=72), 0))
     return out
 
 
@@ -88,26 +96,26 @@ def route_ms(log, engine):
     return (end - start) * 1e3
 
 
-def run_one(args, net, engine):
+def run_one(args, net, engine, lmc):
     """Route `net` with `engine` in ibsim `args.repeat` times; the route
     time is the median (the machine is shared and sub-100 ms timings are
     noisy), the rest comes from the last run."""
     times = []
     for _ in range(args.repeat):
-        res = run_once(args, net, engine)
+        res = run_once(args, net, engine, lmc)
         times.append(res["route_ms"])
     known = sorted(t for t in times if t is not None)
     res["route_ms"] = known[len(known) // 2] if known else None
     return res
 
 
-def run_once(args, net, engine):
+def run_once(args, net, engine, lmc):
     """Route `net` with `engine` in ibsim once; return a result dict."""
     # the plugin's own route check is not routing work: off, so that
     # "route ms" compares the engines alone
     conf = ["event_plugin_name vfabric", f"routing_engine {engine}",
             "event_plugin_options check_routes=off",
-            "log_flags 0x07", "sweep_interval 0"]
+            "log_flags 0x07", "sweep_interval 0", f"lmc {lmc}"]
     res = {"engine": engine}
     with vfsim.Sim(net, f"bench-{engine}") as sim:
         sim.start_ibsim()
@@ -142,18 +150,60 @@ def table_rows(name, results):
                     f"{r.get('load_max')} | "
                     f"{fmt(r.get('load_max_over_avg'), '.2f')} | "
                     f"{'yes' if r.get('credit_loop') else 'no'} | "
-                    f"{unreach} |")
+                    f"{unreach} | "
+                    f"{fmt(r.get('lmc_paths_avg') if r.get('lmc_pairs') else None, '.2f')} |")
     return rows
 
 
+def ratio(a, b, key):
+    """a[key] / b[key] formatted, or n/a."""
+    if not a or not b or not a.get(key) or not b.get(key):
+        return "n/a"
+    return f"{a[key] / b[key]:.2f}"
+
+
 def ratios(name, results):
+    """Our engines over the OpenSM engine each is measured against."""
     by = {r["engine"]: r for r in results}
-    sp, mh = by.get("shortestpath"), by.get("minhop")
-    if not sp or not mh or not sp["route_ms"] or not mh["route_ms"]:
-        return None
-    return (f"| {name} | {sp['route_ms'] / mh['route_ms']:.2f} | "
-            f"{sp['load_max'] / max(mh['load_max'], 1):.2f} | "
-            f"{sp['load_max_over_avg'] / mh['load_max_over_avg']:.2f} |")
+    rows = []
+    for ours, theirs in (("shortestpath", "minhop"), ("fattree", "ftree")):
+        a, b = by.get(ours), by.get(theirs)
+        if a and b:
+            if b.get("fallback"):
+                b = by.get("minhop")
+                theirs = "minhop (ftree fell back)"
+            rows.append(f"| {name} | {ours} / {theirs} | "
+                        f"{ratio(a, b, 'route_ms')} | "
+                        f"{ratio(a, b, 'load_max')} | "
+                        f"{ratio(a, b, 'load_max_over_avg')} |")
+    return "\n".join(rows) or None
+
+
+def offline(args, work):
+    """Route a 3-level fat tree of 48-port switches with 27,648 hosts (2,880
+    switches; beyond ibsim's reach) with the CLI: routing time and peak
+    memory of the whole process (parsing included)."""
+    net = os.path.join(work, "ft3-27648.net")
+    topogen.fattree3(pods=48, leaves=24, aggs=24, cores=576, hosts=24,
+                     radix=48).write(net)
+    rows = []
+    for engine in ("fattree", "shortestpath"):
+        print(f"bench: offline 27,648 hosts: {engine} ...", file=sys.stderr,
+              flush=True)
+        proc = subprocess.Popen([args.vfabric, "route", "--engine", engine,
+                                 "--topo", net, "-o", os.devnull],
+                                stderr=subprocess.PIPE, text=True)
+        err = proc.stderr.read()
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0  # reaped by wait4: Popen must not wait again
+        m = re.search(r"routed in ([\d.]+) ms", err)
+        rows.append(f"| 3-level fat tree, 2,880 switches, 27,648 hosts | "
+                    f"{engine} | {m.group(1) if m else 'n/a'} | "
+                    f"{usage.ru_maxrss / 1024:.0f} |")
+    print()
+    print("| offline fabric | engine | route ms | peak MiB |")
+    print("|---|---|---|---|")
+    print("\n".join(rows))
 
 
 def main():
@@ -165,6 +215,8 @@ def main():
     ap.add_argument("--engines", default=",".join(ENGINES))
     ap.add_argument("--repeat", type=int, default=3,
                     help="runs per engine; route time is their median")
+    ap.add_argument("--no-offline", action="store_true",
+                    help="skip the 27,648-host offline run")
     args = ap.parse_args()
     args.plugin_dir = os.path.abspath(args.plugin_dir)
     args.vfabric = os.path.abspath(args.vfabric)
@@ -173,27 +225,29 @@ def main():
         sys.exit(f"bench: missing {missing}; apt-get install {vfsim.PACKAGES}")
     work = tempfile.mkdtemp(prefix="vfabric-bench-")
     rows, ratio_rows = [], []
-    for name, fab in fabrics(args.size):
+    for name, fab, lmc in fabrics(args.size):
         net = os.path.join(work, re.sub(r"\W+", "_", name) + ".net")
         fab.write(net)
         results = []
         for engine in args.engines.split(","):
             print(f"bench: {name}: {engine} ...", file=sys.stderr,
                   flush=True)
-            results.append(run_one(args, net, engine))
+            results.append(run_one(args, net, engine, lmc))
         rows += table_rows(name, results)
         r = ratios(name, results)
         if r:
             ratio_rows.append(r)
     print("| fabric | engine | route ms | up s | max load | max/avg | "
-          "credit loop | unreachable CA/sw |")
-    print("|---|---|---|---|---|---|---|---|")
+          "credit loop | unreachable CA/sw | LMC paths |")
+    print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print()
-    print("| fabric | route time shortestpath/minhop | max load "
-          "shortestpath/minhop | max/avg shortestpath/minhop |")
-    print("|---|---|---|---|")
+    print("| fabric | engines | route time ratio | max load ratio | "
+          "max/avg ratio |")
+    print("|---|---|---|---|---|")
     print("\n".join(ratio_rows))
+    if not args.no_offline:
+        offline(args, work)
     vfsim.shutil.rmtree(work, ignore_errors=True)
 
 

@@ -11,12 +11,31 @@
 
 #include "options.h"
 
+static void dg_def_free(struct vf_dg_def *d)
+{
+	free(d->name);
+	free(d->guids.guids);
+	for (unsigned i = 0; i < d->num_patterns; i++)
+		free(d->patterns[i]);
+	free(d->patterns);
+	memset(d, 0, sizeof(*d));
+}
+
 void vf_options_free(struct vf_options *o)
 {
 	free(o->core_switches.guids);
 	free(o->route_last.guids);
 	o->core_switches.guids = o->route_last.guids = NULL;
 	o->core_switches.count = o->route_last.count = 0;
+	for (unsigned i = 0; i < o->num_dgs; i++)
+		dg_def_free(&o->dgs[i]);
+	free(o->dgs);
+	o->dgs = NULL;
+	o->num_dgs = 0;
+	free(o->order_text);
+	o->order_text = NULL;
+	o->num_order_names = 0;
+	o->num_routing_order = 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -55,11 +74,168 @@ int vf_options_parse_guids(const char *v, struct vf_guid_list *out)
 
 void vf_options_default(struct vf_options *o)
 {
+	memset(o, 0, sizeof(*o));
 	o->log_level = VF_LOG_INFO;
 	o->check_routes = true;
 	o->spine_first = true;
-	o->core_switches.guids = o->route_last.guids = NULL;
-	o->core_switches.count = o->route_last.count = 0;
+}
+
+/* Group names end up between ':' in routing_order and in log lines. */
+static bool good_dg_name(const char *name)
+{
+	if (!*name)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_-.", *p))
+			return false;
+	return true;
+}
+
+/* One item of a dg_ list (len bytes at item) into d; 0 or -errno. */
+static int add_dg_item(struct vf_dg_def *d, const char *item, size_t len)
+{
+	char *text = strndup(item, len), *end;
+	uint64_t guid;
+
+	if (!text)
+		return -ENOMEM;
+	if (!strncmp(text, "desc:", 5)) {
+		if (!text[5]) {
+			free(text);
+			return -EINVAL;
+		}
+		memmove(text, text + 5, len - 4);
+		d->patterns[d->num_patterns++] = text;
+		return 0;
+	}
+	errno = 0;
+	guid = strtoull(text, &end, 0);
+	if (errno || end == text || *end || !guid) {
+		free(text);
+		return -EINVAL;
+	}
+	free(text);
+	d->guids.guids[d->guids.count++] = guid;
+	return 0;
+}
+
+/* Parse "item,item,..." into d (zeroed by the caller); 0 or -errno. */
+static int parse_dg_items(const char *items, struct vf_dg_def *d)
+{
+	unsigned n = 1;
+	int rc = 0;
+
+	for (const char *p = items; *p; p++)
+		n += *p == ',';
+	d->guids.guids = calloc(n, sizeof(*d->guids.guids));
+	d->patterns = calloc(n, sizeof(*d->patterns));
+	if (!d->guids.guids || !d->patterns)
+		return -ENOMEM;
+	while (!rc) {
+		size_t len = strcspn(items, ",");
+
+		rc = len ? add_dg_item(d, items, len) : -EINVAL;
+		if (!items[len])
+			break;
+		items += len + 1;
+	}
+	if (!rc)
+		qsort(d->guids.guids, d->guids.count,
+		      sizeof(*d->guids.guids), cmp_u64);
+	return rc;
+}
+
+static struct vf_dg_def *find_dg(struct vf_options *o, const char *name)
+{
+	for (unsigned i = 0; i < o->num_dgs; i++)
+		if (!strcmp(o->dgs[i].name, name))
+			return &o->dgs[i];
+	return NULL;
+}
+
+int vf_options_set_dg(struct vf_options *o, const char *name,
+		      const char *items)
+{
+	struct vf_dg_def d = { 0 }, *old, *grown;
+	int rc;
+
+	if (!good_dg_name(name))
+		return -EINVAL;
+	d.name = strdup(name);
+	rc = d.name ? parse_dg_items(items, &d) : -ENOMEM;
+	if (rc) {
+		dg_def_free(&d);
+		return rc;
+	}
+	/* the resolved order may point into the group replaced here */
+	o->num_routing_order = 0;
+	old = find_dg(o, name);
+	if (old) {
+		dg_def_free(old);
+		*old = d;
+		return 0;
+	}
+	grown = realloc(o->dgs, (o->num_dgs + 1) * sizeof(*o->dgs));
+	if (!grown) {
+		dg_def_free(&d);
+		return -ENOMEM;
+	}
+	o->dgs = grown;
+	o->dgs[o->num_dgs++] = d;
+	return 0;
+}
+
+int vf_options_set_routing_order(struct vf_options *o, const char *names)
+{
+	char *text = strdup(names), *s;
+	const char *list[VF_DG_MAX_ORDER];
+	unsigned n = 0;
+
+	if (!text)
+		return -ENOMEM;
+	for (s = text; s; n++) {
+		char *colon = strchr(s, ':');
+
+		if (colon)
+			*colon = '\0';
+		if (n == VF_DG_MAX_ORDER || !*s)
+			goto bad;
+		for (unsigned i = 0; i < n; i++)
+			if (!strcmp(list[i], s))
+				goto bad;
+		list[n] = s;
+		s = colon ? colon + 1 : NULL;
+	}
+	free(o->order_text);
+	o->order_text = text;
+	memcpy(o->order_names, list, n * sizeof(*list));
+	o->num_order_names = n;
+	o->num_routing_order = 0;
+	return 0;
+bad:
+	free(text);
+	return -EINVAL;
+}
+
+int vf_options_resolve_order(struct vf_options *o, const char **unknown)
+{
+	o->num_routing_order = 0;
+	for (unsigned i = 0; i < o->num_order_names; i++) {
+		const struct vf_dg_def *d = find_dg(o, o->order_names[i]);
+
+		if (!d) {
+			*unknown = o->order_names[i];
+			return -ENOENT;
+		}
+		o->routing_order[i] = (struct vf_devgroup) {
+			.name = d->name,
+			.guids = { d->guids.guids, d->guids.count },
+			.desc_patterns = (const char *const *)d->patterns,
+			.num_patterns = d->num_patterns,
+		};
+	}
+	o->num_routing_order = o->num_order_names;
+	return 0;
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -109,9 +285,13 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = vf_options_parse_guids(val, &o->core_switches);
 	else if (!strcmp(key, "route_last"))
 		rc = vf_options_parse_guids(val, &o->route_last);
+	else if (!strncmp(key, "dg_", 3))
+		rc = vf_options_set_dg(o, key + 3, val);
+	else if (!strcmp(key, "routing_order"))
+		rc = vf_options_set_routing_order(o, val);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes, spine_first, core_switches, route_last); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes, spine_first, core_switches, route_last, dg_<name>, routing_order); ignored",
 		       key);
 		return -1;
 	}
@@ -122,13 +302,32 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 	return rc;
 }
 
+/*
+ * After a whole line, as the groups may follow the order.  An order that
+ * names an undefined group is dropped, so that it is reported once.
+ */
+static int resolve_order(struct vf_options *o)
+{
+	const char *unknown;
+
+	if (!vf_options_resolve_order(o, &unknown))
+		return 0;
+	vf_log(VF_LOG_ERROR,
+	       "ERR VF0102: event_plugin_options: routing_order: no device group '%s' (define it with dg_%s=...); routing order not applied",
+	       unknown, unknown);
+	free(o->order_text);
+	o->order_text = NULL;
+	o->num_order_names = 0;
+	return -1;
+}
+
 unsigned vf_options_parse(struct vf_options *o, const char *text)
 {
 	unsigned problems = 0;
 	const char *s = text;
 
 	while (s && *s) {
-		char tok[256], *eq;
+		char tok[1024], *eq;
 		size_t len;
 
 		while (isspace((unsigned char)*s))
@@ -158,5 +357,5 @@ unsigned vf_options_parse(struct vf_options *o, const char *text)
 		*eq = '\0';
 		problems += apply(o, tok, eq + 1) != 0;
 	}
-	return problems;
+	return problems + !!resolve_order(o);
 }

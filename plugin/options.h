@@ -6,6 +6,11 @@
  * comment there), so settings are whitespace-separated key=value pairs:
  *
  *   event_plugin_options log_level=info check_routes=on
+ *
+ * Device groups and the dgshortestpath RoutingOrder (until the vFabric
+ * configuration brings <DeviceGroups>):
+ *
+ *   dg_storage=desc:stor*,0x0002c903000a0b0c routing_order=storage:admin
  */
 #ifndef VF_OPTIONS_H
 #define VF_OPTIONS_H
@@ -13,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "routing/devgroup.h"
 #include "routing/log.h"
 
 /* A sorted list of NodeGUIDs or PortGUIDs, e.g. core_switches=0x..,0x.. */
@@ -21,12 +27,36 @@ struct vf_guid_list {
 	unsigned count;
 };
 
+/*
+ * dg_<name>=<item>,...: a device group.  An item is a NodeGUID or PortGUID
+ * (0x...) or desc:<glob>, a NodeDesc pattern (fnmatch(3)).
+ */
+struct vf_dg_def {
+	char *name;
+	struct vf_guid_list guids;	/* NodeGUIDs and PortGUIDs, sorted */
+	char **patterns;
+	unsigned num_patterns;
+};
+
 struct vf_options {
 	enum vf_log_level log_level;	/* log_level=error|warn|info|debug */
 	bool check_routes;		/* check_routes=on|off */
 	bool spine_first;		/* spine_first=on|off (SpineFirstRouting) */
 	struct vf_guid_list core_switches;	/* fattree CoreSwitches */
 	struct vf_guid_list route_last;	/* fattree RouteLast */
+	struct vf_dg_def *dgs;		/* dg_<name>=, as defined */
+	unsigned num_dgs;
+	/* routing_order=a:b:..., the names as given (in order_text) */
+	char *order_text;
+	const char *order_names[VF_DG_MAX_ORDER];
+	unsigned num_order_names;
+	/*
+	 * The RoutingOrder for the engines: order_names resolved to dgs
+	 * (pointing into them); empty until vf_options_resolve_order()
+	 * succeeds, and after any dg_ or routing_order change.
+	 */
+	struct vf_devgroup routing_order[VF_DG_MAX_ORDER];
+	unsigned num_routing_order;
 };
 
 void vf_options_default(struct vf_options *o);
@@ -35,12 +65,33 @@ void vf_options_default(struct vf_options *o);
  * zero GUID, leaving out as it was.
  */
 int vf_options_parse_guids(const char *v, struct vf_guid_list *out);
-/* Free what parsing allocated (the GUID lists). */
+/*
+ * Define device group name (replacing one of that name) from items, e.g.
+ * "desc:stor*,0x2c9000000001".  0, -EINVAL for a bad name (letters,
+ * digits, '_', '-', '.') or item, leaving o as it was, or -ENOMEM.
+ */
+int vf_options_set_dg(struct vf_options *o, const char *name,
+		      const char *items);
+/*
+ * Set the RoutingOrder names from "a:b:...": 0, or -EINVAL when a name is
+ * empty, listed twice or there are more than VF_DG_MAX_ORDER, leaving o
+ * as it was; -ENOMEM.  The names are resolved later, as groups may be
+ * defined after the order.
+ */
+int vf_options_set_routing_order(struct vf_options *o, const char *names);
+/*
+ * Resolve the RoutingOrder names to the dg_ groups.  0 (also when there
+ * is no order), or -ENOENT with *unknown set to the first undefined name
+ * (valid until o changes); the order then stays empty.
+ */
+int vf_options_resolve_order(struct vf_options *o, const char **unknown);
+/* Free what parsing allocated (GUID lists, groups, the order). */
 void vf_options_free(struct vf_options *o);
 /*
  * Apply text (may be NULL) on top of o.  Every bad or unknown setting is
  * logged with ERR VF0102 naming it and skipped, keeping the default.
- * Returns the number of such problems.
+ * Then the RoutingOrder is resolved: a name with no dg_ group is one more
+ * problem, and no order is applied.  Returns the number of problems.
  */
 unsigned vf_options_parse(struct vf_options *o, const char *text);
 

@@ -152,6 +152,9 @@ static int build_fwd_tables(void *context)
 	opts.core_switches.count = ec->plugin->opts.core_switches.count;
 	opts.route_last.guids = ec->plugin->opts.route_last.guids;
 	opts.route_last.count = ec->plugin->opts.route_last.count;
+	/* resolved once, when the options were parsed */
+	opts.routing_order = ec->plugin->opts.routing_order;
+	opts.num_routing_order = ec->plugin->opts.num_routing_order;
 	t1 = now_ms();
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
 	if (!rc)

@@ -21,6 +21,8 @@ struct vf_guid_set {
 /* True when the set holds guid (binary search). */
 bool vf_guid_set_has(const struct vf_guid_set *set, uint64_t guid);
 
+struct vf_devgroup;	/* routing/devgroup.h */
+
 struct vf_route_opts {
 	bool verbose;		/* log per-switch decisions at debug level */
 	/*
@@ -34,6 +36,12 @@ struct vf_route_opts {
 	struct vf_guid_set core_switches;
 	/* fattree: CAs routed in a second pass (e.g. storage, admin) */
 	struct vf_guid_set route_last;
+	/*
+	 * dgshortestpath: RoutingOrder, at most VF_DG_MAX_ORDER device
+	 * groups; end ports are routed group by group in this order.
+	 */
+	const struct vf_devgroup *routing_order;
+	unsigned num_routing_order;
 };
 
 /* The defaults: spine_first on, no device groups. */
@@ -62,6 +70,9 @@ const struct vf_engine *vf_engine_find(const char *name);
 
 int vf_route_shortestpath(const struct vf_fabric *f,
 			  const struct vf_route_opts *opts, struct vf_lfts *t);
+int vf_route_dgshortestpath(const struct vf_fabric *f,
+			    const struct vf_route_opts *opts,
+			    struct vf_lfts *t);
 int vf_route_fattree(const struct vf_fabric *f,
 		     const struct vf_route_opts *opts, struct vf_lfts *t);
 

@@ -60,6 +60,19 @@ struct ft_ctx {
 	uint32_t *queue;	/* [nsw] BFS scratch */
 	uint32_t *group;	/* candidate hop indices of one switch */
 	uint32_t *base_routed;	/* [num_ports] base LIDs routed out of it */
+	uint32_t *up_end;	/* [nsw] hops [start, up_end) go up */
+	uint16_t *full_up;	/* [nsw] fastest up hops: a complete group */
+	uint16_t *full_down;	/* [nsw] fastest down hops */
+	/* the destination ports behind the current edge switch */
+	struct ft_dest *dests;
+	unsigned num_dests;
+};
+
+struct ft_dest {
+	uint32_t rank;
+	uint16_t base_lid;
+	uint8_t lids;		/* 2^LMC */
+	uint8_t edge_port;	/* its port on the edge switch */
 };
 
 static bool is_up(const struct ft_ctx *c, uint32_t s, uint32_t n)
@@ -285,8 +298,12 @@ static unsigned candidates(struct ft_ctx *c, uint32_t s, bool *up)
 	const struct vf_hop *hops = c->g.hops;
 	unsigned n = 0, top = 0;
 
+	uint32_t from, to;
+
 	*up = c->down[s] == VF_DIST_INF;
-	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
+	from = *up ? c->g.hop_start[s] : c->up_end[s];
+	to = *up ? c->up_end[s] : c->g.hop_start[s + 1];
+	for (uint32_t h = from; h < to; h++) {
 		uint32_t x = hops[h].next_sw;
 		bool ok = *up ? is_up(c, s, x) && c->ud[x] + 1 == c->ud[s]
 			      : is_up(c, x, s) && c->down[x] + 1 == c->down[s];
@@ -301,16 +318,13 @@ static unsigned candidates(struct ft_ctx *c, uint32_t s, bool *up)
 	return n;
 }
 
-/* How many of s's fastest hops go up (or down): a complete group's size. */
-static unsigned hops_toward(const struct ft_ctx *c, uint32_t s, bool up)
+/* How many of s's hops in [from, to) are of the fastest rate. */
+static uint16_t fastest(const struct ft_ctx *c, uint32_t from, uint32_t to)
 {
 	unsigned n = 0, top = 0;
 
-	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
-		uint32_t x = c->g.hops[h].next_sw;
-
-		if (!(up ? is_up(c, s, x) : is_up(c, x, s)) ||
-		    c->g.hops[h].rate < top)
+	for (uint32_t h = from; h < to; h++) {
+		if (c->g.hops[h].rate < top)
 			continue;
 		if (c->g.hops[h].rate > top)
 			n = 0;
@@ -318,6 +332,57 @@ static unsigned hops_toward(const struct ft_ctx *c, uint32_t s, bool up)
 		n++;
 	}
 	return n;
+}
+
+/* Hops of each switch by next switch (SystemImageGUID, GUID), then port. */
+static int cmp_hop(const void *pa, const void *pb, void *ctx)
+{
+	const struct vf_fabric *f = ctx;
+	const struct vf_hop *a = pa, *b = pb;
+	const struct vf_node *na = &f->nodes[f->switches[a->next_sw]];
+	const struct vf_node *nb = &f->nodes[f->switches[b->next_sw]];
+
+	if (na->sysimg_guid != nb->sysimg_guid)
+		return na->sysimg_guid < nb->sysimg_guid ? -1 : 1;
+	if (na->guid != nb->guid)
+		return na->guid < nb->guid ? -1 : 1;
+	return a->num - b->num;
+}
+
+/*
+ * Put each switch's up hops first (then down, then same-level ones), each
+ * part in next-switch order, and count the complete groups.
+ */
+static int cmp_dir(const void *pa, const void *pb, void *ctx)
+{
+	const struct ft_ctx *c = ctx;
+	const struct vf_hop *a = pa, *b = pb;
+	uint32_t s = c->f->nodes[c->f->ports[a->port].node].sw;
+	int da = is_up(c, s, a->next_sw) ? 0 : is_up(c, a->next_sw, s) ? 1 : 2;
+	int db = is_up(c, s, b->next_sw) ? 0 : is_up(c, b->next_sw, s) ? 1 : 2;
+
+	if (da != db)
+		return da - db;
+	return cmp_hop(pa, pb, (void *)c->f);
+}
+
+static void split_directions(struct ft_ctx *c)
+{
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		uint32_t h = c->g.hop_start[s], end = c->g.hop_start[s + 1];
+		uint32_t down_end;
+
+		qsort_r(c->g.hops + h, end - h, sizeof(*c->g.hops), cmp_dir, c);
+		while (h < end && is_up(c, s, c->g.hops[h].next_sw))
+			h++;
+		c->up_end[s] = h;
+		down_end = h;
+		while (down_end < end &&
+		       is_up(c, c->g.hops[down_end].next_sw, s))
+			down_end++;
+		c->full_up[s] = fastest(c, c->g.hop_start[s], h);
+		c->full_down[s] = fastest(c, h, down_end);
+	}
 }
 
 /* Links from s to the same next switch as the first candidate. */
@@ -358,46 +423,65 @@ static unsigned pick_base(const struct ft_ctx *c, unsigned n, uint32_t r,
 static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			 uint32_t e)
 {
-	const struct vf_fabric *f = c->f;
-	const struct vf_node *esw = &f->nodes[f->switches[e]];
 	uint8_t *row = vf_lft_row(t, s);
 	unsigned n = 0, k = 1, offset = 0, base = 0, full = 0;
-	bool up = false, first = true;
+	bool up = false;
 
-	if (s != e) {
-		n = candidates(c, s, &up);
-		if (!n)
-			return;
-		full = hops_toward(c, s, up);
-		k = trunk_width(c, n);
-		offset = up ? c->pos[s] * k : c->pos[s];
+	if (s == e) {
+		for (unsigned d = 0; d < c->num_dests; d++)
+			for (unsigned l = 0; l < c->dests[d].lids; l++)
+				row[c->dests[d].base_lid + l] =
+					c->dests[d].edge_port;
+		return;
 	}
+	n = candidates(c, s, &up);
+	if (!n)
+		return;
+	full = up ? c->full_up[s] : c->full_down[s];
+	k = trunk_width(c, n);
+	offset = up ? c->pos[s] * k : c->pos[s];
+	for (unsigned d = 0; d < c->num_dests; d++) {
+		const struct ft_dest *dst = &c->dests[d];
+
+		if (!d)
+			base = n == full ? (dst->rank + offset) % n :
+					   pick_base(c, n, dst->rank, offset);
+		else
+			base = (base + 1) % n;
+		c->base_routed[c->g.hops[c->group[base]].port]++;
+		for (unsigned l = 0; l < dst->lids; l++) {
+			unsigned step = l * k;
+
+			row[dst->base_lid + l] =
+				c->g.hops[c->group[(base + step + step / n) %
+						   n]].num;
+		}
+	}
+}
+
+/* The ranked destination ports behind edge switch e, in port order. */
+static void collect_dests(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_node *esw = &f->nodes[f->switches[e]];
+
+	c->num_dests = 0;
 	for (unsigned i = 1; i <= esw->num_ports; i++) {
 		const struct vf_port *peer =
 			vf_usable_peer(f, vf_node_port(f, esw, i));
-		uint32_t r;
+		struct ft_dest *d = &c->dests[c->num_dests];
+		unsigned lids;
 
-		if (!peer || (r = c->rank[peer - f->ports]) == VF_NONE)
+		if (!peer || c->rank[peer - f->ports] == VF_NONE)
 			continue;
-		if (s != e) {
-			if (first) {
-				base = n == full ? (r + offset) % n :
-						   pick_base(c, n, r, offset);
-				first = false;
-			} else {
-				base = (base + 1) % n;
-			}
-			c->base_routed[c->g.hops[c->group[base]].port]++;
-		}
-		for (unsigned l = 0; l < (1u << peer->lmc); l++) {
-			unsigned lid = peer->base_lid + l, step = l * k;
-
-			if (lid > t->max_lid)
-				break;
-			row[lid] = s == e ? i :
-				   c->g.hops[c->group[(base + step +
-						       step / n) % n]].num;
-		}
+		lids = 1u << peer->lmc;
+		if (peer->base_lid + lids - 1 > t->max_lid)
+			continue;
+		d->rank = c->rank[peer - f->ports];
+		d->base_lid = peer->base_lid;
+		d->lids = lids > 128 ? 128 : lids;
+		d->edge_port = i;
+		c->num_dests++;
 	}
 }
 
@@ -409,8 +493,6 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 static void route_off_tree(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			   uint32_t e)
 {
-	const struct vf_fabric *f = c->f;
-	const struct vf_node *esw = &f->nodes[f->switches[e]];
 	uint8_t *row = vf_lft_row(t, s);
 	uint8_t out = VF_NO_PORT;
 
@@ -419,16 +501,9 @@ static void route_off_tree(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			out = c->g.hops[h].num;
 			break;
 		}
-	for (unsigned i = 1; i <= esw->num_ports; i++) {
-		const struct vf_port *peer =
-			vf_usable_peer(f, vf_node_port(f, esw, i));
-
-		if (!peer || c->rank[peer - f->ports] == VF_NONE)
-			continue;
-		for (unsigned l = 0; l < (1u << peer->lmc); l++)
-			if (peer->base_lid + l <= t->max_lid)
-				row[peer->base_lid + l] = out;
-	}
+	for (unsigned d = 0; d < c->num_dests; d++)
+		for (unsigned l = 0; l < c->dests[d].lids; l++)
+			row[c->dests[d].base_lid + l] = out;
 }
 
 static const char *sw_desc(const struct ft_ctx *c, uint32_t s)
@@ -442,12 +517,19 @@ static const char *sw_desc(const struct ft_ctx *c, uint32_t s)
  */
 static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 {
+	bool any_known = false;
+
+	collect_dests(c, t, e);
 	distances_to(c, e);
-	vf_swgraph_bfs(&c->g, e, c->any, c->queue);
 	for (uint32_t s = 0; s < c->nsw; s++) {
 		if (c->ud[s] != VF_DIST_INF) {
 			route_switch(c, t, s, e);
 			continue;
+		}
+		/* full trees never get here: search only when needed */
+		if (!any_known) {
+			vf_swgraph_bfs(&c->g, e, c->any, c->queue);
+			any_known = true;
 		}
 		if (c->any[s] == VF_DIST_INF)
 			continue;
@@ -508,21 +590,6 @@ static void route_switch_lids(struct ft_ctx *c, struct vf_lfts *t)
 	}
 }
 
-/* Hops of each switch by next switch (SystemImageGUID, GUID), then port. */
-static int cmp_hop(const void *pa, const void *pb, void *ctx)
-{
-	const struct vf_fabric *f = ctx;
-	const struct vf_hop *a = pa, *b = pb;
-	const struct vf_node *na = &f->nodes[f->switches[a->next_sw]];
-	const struct vf_node *nb = &f->nodes[f->switches[b->next_sw]];
-
-	if (na->sysimg_guid != nb->sysimg_guid)
-		return na->sysimg_guid < nb->sysimg_guid ? -1 : 1;
-	if (na->guid != nb->guid)
-		return na->guid < nb->guid ? -1 : 1;
-	return a->num - b->num;
-}
-
 static void ctx_free(struct ft_ctx *c)
 {
 	vf_swgraph_free(&c->g);
@@ -538,6 +605,10 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->queue);
 	free(c->group);
 	free(c->base_routed);
+	free(c->up_end);
+	free(c->full_up);
+	free(c->full_down);
+	free(c->dests);
 }
 
 static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
@@ -553,14 +624,9 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	if (vf_swgraph_init(&c->g, f))
 		return -ENOMEM;
 	n = c->nsw ? c->nsw : 1;
-	for (uint32_t s = 0; s < c->nsw; s++) {
-		uint32_t h = c->g.hop_start[s], cnt = c->g.hop_start[s + 1] - h;
-
-		qsort_r(c->g.hops + h, cnt, sizeof(*c->g.hops), cmp_hop,
-			(void *)f);
-		if (cnt > most)
-			most = cnt;
-	}
+	for (uint32_t s = 0; s < c->nsw; s++)
+		if (c->g.hop_start[s + 1] - c->g.hop_start[s] > most)
+			most = c->g.hop_start[s + 1] - c->g.hop_start[s];
 	c->level = malloc(n * sizeof(*c->level));
 	c->pos = malloc(n * sizeof(*c->pos));
 	c->by_level = malloc(n * sizeof(*c->by_level));
@@ -574,13 +640,19 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->group = malloc(most * sizeof(*c->group));
 	c->base_routed = calloc(f->num_ports ? f->num_ports : 1,
 				sizeof(*c->base_routed));
+	c->up_end = malloc(n * sizeof(*c->up_end));
+	c->dests = malloc(VF_MAX_PORTS * sizeof(*c->dests));
+	c->full_up = malloc(n * sizeof(*c->full_up));
+	c->full_down = malloc(n * sizeof(*c->full_down));
 	if (!c->level || !c->pos || !c->by_level || !c->edges || !c->rank ||
 	    !c->down || !c->ud || !c->any || !c->edge ||
-	    !c->queue || !c->group || !c->base_routed)
+	    !c->queue || !c->group || !c->base_routed || !c->up_end ||
+	    !c->full_up || !c->full_down || !c->dests)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < c->nsw; s++)
 		c->edge[s] = vf_has_end_node(f, s);
 	assign_levels(c);
+	split_directions(c);
 	order_tiers(c);
 	rank_ports(c);
 	return 0;

@@ -723,6 +723,48 @@ static void group_lids(const struct rc_ctx *c, uint32_t *off, uint16_t *lids)
 	}
 }
 
+/*
+ * LMC path diversity: for every switch with CAs and every other switch's
+ * CA port with LMC > 0, how many distinct egress ports the port's LIDs
+ * leave by.  Engines aim for min(2^LMC, equal-cost ports).
+ */
+static void lmc_diversity(struct rc_ctx *c)
+{
+	const struct vf_fabric *f = c->f;
+	struct vf_route_report *r = c->r;
+
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		const struct vf_port *dp = &f->ports[p];
+		const struct vf_port *peer;
+		uint32_t dsw;
+
+		if (!dp->lmc || !dp->base_lid ||
+		    vf_is_switch(&f->nodes[dp->node]))
+			continue;
+		peer = vf_usable_peer(f, dp);
+		if (!peer || !vf_is_switch(&f->nodes[peer->node]))
+			continue;
+		dsw = f->nodes[peer->node].sw;
+		for (uint32_t s = 0; s < c->nsw; s++) {
+			const uint8_t *row = vf_lft_row(c->t, s);
+			uint64_t seen[4] = { 0 };
+			unsigned distinct = 0;
+
+			if (s == dsw || !c->ca_at[s])
+				continue;
+			for (unsigned l = 0; l < (1u << dp->lmc); l++) {
+				uint8_t port = row[dp->base_lid + l];
+
+				if (!(seen[port / 64] & (1ull << (port % 64))))
+					distinct++;
+				seen[port / 64] |= 1ull << (port % 64);
+			}
+			r->lmc_pairs++;
+			r->lmc_distinct_sum += distinct;
+		}
+	}
+}
+
 static int check_lids(struct rc_ctx *c)
 {
 	uint32_t *off = zalloc(c->nsw + 3, sizeof(*off));
@@ -896,8 +938,10 @@ int vf_route_check(const struct vf_fabric *f, const struct vf_lfts *t,
 	/* a cycle among CA routes is one among all routes too */
 	if (!rc && !r->credit_loop)
 		rc = find_cycle(&c, true);
-	if (!rc)
+	if (!rc) {
 		sum_links(&c);
+		lmc_diversity(&c);
+	}
 	ctx_free(&c);
 	return rc;
 }
@@ -938,6 +982,10 @@ void vf_route_report_print(FILE *out, const struct vf_route_report *r)
 		", avg %.2f, max/avg %.2f over %u links, %u used\n",
 		r->load_max, r->load_avg, r->load_max_over_avg, r->links,
 		r->links_used);
+	if (r->lmc_pairs)
+		fprintf(out, "lmc paths     %.2f distinct egress ports per "
+			"remote port's LIDs (%" PRIu64 " switch/port pairs)\n",
+			ratio(r->lmc_distinct_sum, r->lmc_pairs), r->lmc_pairs);
 	for (unsigned i = 0; i < r->num_examples; i++)
 		fprintf(out, "failure       %s\n", r->examples[i]);
 }
@@ -996,6 +1044,8 @@ void vf_route_report_json(FILE *out, const struct vf_route_report *r)
 		",\"sw_credit_loop\":%s,\"sw_cycle\":", r->sw_dependencies,
 		r->sw_credit_loop ? "true" : "false");
 	json_str(out, r->sw_cycle);
+	fprintf(out, ",\"lmc_pairs\":%" PRIu64 ",\"lmc_paths_avg\":%.4f",
+		r->lmc_pairs, ratio(r->lmc_distinct_sum, r->lmc_pairs));
 	fprintf(out, ",\"links\":%u,\"links_used\":%u,\"load_max\":%" PRIu64
 		",\"load_avg\":%.4f,\"load_max_over_avg\":%.4f,\"ok\":%s"
 		",\"examples\":[", r->links, r->links_used, r->load_max,

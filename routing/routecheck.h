@@ -14,7 +14,9 @@
  *    only by switch-originated packets, may add cycles: those are reported
  *    separately and do not fail the check;
  *  - all-to-all link load: one route from every CA port to the base LID of
- *    every other CA port, counted on each directed inter-switch link.
+ *    every other CA port, counted on each directed inter-switch link;
+ *  - LMC path diversity: how many distinct egress ports the LIDs of a
+ *    remote CA port leave a switch with CAs by.
  */
 #ifndef VF_ROUTECHECK_H
 #define VF_ROUTECHECK_H
@@ -54,6 +56,9 @@ struct vf_route_report {
 	uint64_t load_max;
 	double load_avg;	/* over all directed inter-switch links */
 	double load_max_over_avg;
+	/* LMC: distinct egress ports of a remote port's LIDs, summed */
+	uint64_t lmc_pairs;	/* (switch with CAs, remote CA port) pairs */
+	uint64_t lmc_distinct_sum;
 	/* first failing pairs, human-readable, one per line */
 	unsigned num_examples;
 	char examples[VF_CHECK_EXAMPLES][160];

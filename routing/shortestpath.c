@@ -21,6 +21,9 @@
  * re-sweep of an unchanged fabric, or an offline run on its ibnetdiscover
  * output, reproduces the same tables.
  *
+ * dgshortestpath is this engine with another destination order: device
+ * groups of a RoutingOrder, then port GUID (see vf_route_dgshortestpath()).
+ *
  * SpineFirstRouting (the FM's option of that name, on unless
  * opts->spine_first is off): on a switch chip of a director chassis, once
  * a port to another chip of the same chassis (same SystemImageGUID) is
@@ -34,9 +37,11 @@
  */
 #define _GNU_SOURCE	/* qsort_r */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "devgroup.h"
 #include "engine.h"
 #include "log.h"
 
@@ -579,15 +584,19 @@ static void route_port(struct sp_ctx *c, struct vf_lfts *t,
 			  nlids > 1 ? sp : NULL);
 }
 
-int vf_route_shortestpath(const struct vf_fabric *f,
-			  const struct vf_route_opts *opts, struct vf_lfts *t)
+/*
+ * The core of both engines: route the destination ports dst[0..n) (port
+ * indices, each at its base LID) in that order.  The order is all that
+ * tells shortestpath and dgshortestpath apart.
+ */
+static int route_ports(const struct vf_fabric *f,
+		       const struct vf_route_opts *opts, struct vf_lfts *t,
+		       const uint32_t *dst, uint32_t n)
 {
 	struct sp_spread spread = { 0 };
 	struct sp_ctx c;
 	int rc;
 
-	if (t->num_switches != f->num_switches || t->max_lid < f->max_lid)
-		return -EINVAL;
 	rc = ctx_init(&c, f, opts);
 	if (rc)
 		goto out_free_ctx;
@@ -597,15 +606,146 @@ int vf_route_shortestpath(const struct vf_fabric *f,
 		rc = -ENOMEM;
 		goto out_free_ctx;
 	}
-	for (unsigned lid = 1; lid <= f->max_lid; lid++) {
-		uint32_t p = f->lid_port[lid];
-
-		/* each port once, at its base LID */
-		if (p != VF_NONE && f->ports[p].base_lid == lid)
-			route_port(&c, t, &f->ports[p], &spread);
-	}
+	for (uint32_t i = 0; i < n; i++)
+		route_port(&c, t, &f->ports[dst[i]], &spread);
 	free(spread.used_port);
 out_free_ctx:
 	ctx_free(&c);
+	return rc;
+}
+
+/* Every port with a LID, once, in ascending base LID order; NULL: ENOMEM. */
+static uint32_t *ports_by_lid(const struct vf_fabric *f, uint32_t *n)
+{
+	uint32_t *dst = malloc(((size_t)f->max_lid + 1) * sizeof(*dst));
+
+	*n = 0;
+	if (!dst)
+		return NULL;
+	for (unsigned lid = 1; lid <= f->max_lid; lid++) {
+		uint32_t p = f->lid_port[lid];
+
+		if (p != VF_NONE && f->ports[p].base_lid == lid)
+			dst[(*n)++] = p;
+	}
+	return dst;
+}
+
+int vf_route_shortestpath(const struct vf_fabric *f,
+			  const struct vf_route_opts *opts, struct vf_lfts *t)
+{
+	uint32_t *dst, n;
+	int rc;
+
+	if (t->num_switches != f->num_switches || t->max_lid < f->max_lid)
+		return -EINVAL;
+	dst = ports_by_lid(f, &n);
+	if (!dst)
+		return -ENOMEM;
+	rc = route_ports(f, opts, t, dst, n);
+	free(dst);
+	return rc;
+}
+
+/*
+ * dgshortestpath (reference/opa-fm.md 3.3): the destination order is
+ * RoutingOrder.  Each end port goes to the first listed group holding it,
+ * ports in no listed group come after all groups, and inside each of
+ * these the order is by PortGUID.  Without a RoutingOrder that leaves
+ * every end port in PortGUID order.
+ *
+ * Switch LIDs (port 0) belong to no group and come last of all.  Their
+ * routes count toward no balance, so they cannot change any end port's
+ * route wherever they are; routed last they see the final loads and avoid
+ * the busiest links, as in the FM, where switches fall into the implicit
+ * default group that follows the listed ones.
+ */
+struct dg_sort {
+	const struct vf_fabric *f;
+	const uint8_t *rank;	/* per port index: group position */
+};
+
+static int cmp_dg(const void *a, const void *b, void *arg)
+{
+	const struct dg_sort *ds = arg;
+	const struct vf_port *x = &ds->f->ports[*(const uint32_t *)a];
+	const struct vf_port *y = &ds->f->ports[*(const uint32_t *)b];
+	uint8_t rx = ds->rank[*(const uint32_t *)a];
+	uint8_t ry = ds->rank[*(const uint32_t *)b];
+
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	/* switches: by LID; a GUID is not unique among their ports */
+	if (x->guid != y->guid && !vf_is_switch(&ds->f->nodes[x->node]))
+		return x->guid < y->guid ? -1 : 1;
+	return x->base_lid < y->base_lid ? -1 : x->base_lid > y->base_lid;
+}
+
+/* Log how many destination ports each step of the order holds. */
+static void log_order(const struct vf_route_opts *opts, const uint8_t *rank,
+		      const uint32_t *dst, uint32_t n)
+{
+	unsigned count[VF_DG_MAX_ORDER + 2] = { 0 };
+	unsigned groups = opts->num_routing_order;
+	char msg[VF_DG_MAX_ORDER * 48] = "";
+	size_t len = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		count[rank[dst[i]]]++;
+	for (unsigned g = 0; g < groups && len < sizeof(msg); g++)
+		len += snprintf(msg + len, sizeof(msg) - len, "%.32s %u, ",
+				opts->routing_order[g].name, count[g]);
+	vf_log(VF_LOG_INFO,
+	       "dgshortestpath: routing order: %s%u end ports in no group, then %u switches",
+	       msg, count[groups], count[groups + 1]);
+}
+
+/* The dgshortestpath order of the ports with a LID (see above). */
+static uint32_t *ports_by_group(const struct vf_fabric *f,
+				const struct vf_route_opts *opts, uint32_t *n)
+{
+	unsigned groups = opts ? opts->num_routing_order : 0;
+	uint32_t *dst = ports_by_lid(f, n);
+	uint8_t *rank = malloc(f->num_ports ? f->num_ports : 1);
+	struct dg_sort ds = { f, rank };
+
+	if (!dst || !rank) {
+		free(dst);
+		free(rank);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < *n; i++) {
+		uint32_t p = dst[i];
+
+		if (vf_is_switch(&f->nodes[f->ports[p].node]))
+			rank[p] = groups + 1;
+		else
+			rank[p] = vf_devgroup_first(f, groups ?
+						    opts->routing_order : NULL,
+						    groups, p);
+	}
+	qsort_r(dst, *n, sizeof(*dst), cmp_dg, &ds);
+	if (opts)
+		log_order(opts, rank, dst, *n);
+	free(rank);
+	return dst;
+}
+
+int vf_route_dgshortestpath(const struct vf_fabric *f,
+			    const struct vf_route_opts *opts,
+			    struct vf_lfts *t)
+{
+	uint32_t *dst, n;
+	int rc;
+
+	if (t->num_switches != f->num_switches || t->max_lid < f->max_lid)
+		return -EINVAL;
+	if (opts && opts->num_routing_order > VF_DG_MAX_ORDER)
+		return -EINVAL;
+	dst = ports_by_group(f, opts, &n);
+	if (!dst)
+		return -ENOMEM;
+	rc = route_ports(f, opts, t, dst, n);
+	free(dst);
 	return rc;
 }

@@ -33,6 +33,7 @@ static const char usage_text[] =
 	"  route --topo NET [--engine NAME] [--lmc N] [-o DUMP] [--check]\n"
 	"        [--summary] [--json] [--no-spine-first]\n"
 	"        [--core-switches GUID,...] [--route-last GUID,...]\n"
+	"        [--dg NAME=ITEM,...]... [--routing-order NAME:NAME...]\n"
 	"        route the fabric in NET (an ibsim or ibnetdiscover net file)\n"
 	"        and write every switch's LFT in opensm-lfts.dump format to\n"
 	"        DUMP (default: standard output).  --check also runs the route\n"
@@ -44,6 +45,13 @@ static const char usage_text[] =
 	"        switches are the top tier (default: tiers counted up from the\n"
 	"        switches with hosts); route-last hosts are routed after all\n"
 	"        others (e.g. storage), by node or port GUID.\n"
+	"        dgshortestpath: --dg defines a device group NAME (letters,\n"
+	"        digits, _ - .) of node or port GUIDs (0x...) and NodeDesc\n"
+	"        patterns (desc:GLOB, e.g. desc:stor*); repeat it for more\n"
+	"        groups.  --routing-order lists up to 8 of them: end ports\n"
+	"        are routed group by group (first listed group wins), then\n"
+	"        those in no group, each by port GUID; then switch LIDs.\n"
+	"        Without it every end port is routed in port GUID order.\n"
 	"  check-routes --topo NET --lfts DUMP [--json]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
 	"        output) against the fabric in NET: every LID reachable from\n"
@@ -78,7 +86,45 @@ struct cli {
 	unsigned lmc;
 	bool check, json, summary, no_spine_first;
 	struct vf_guid_list core_switches, route_last;
+	struct vf_options groups;	/* --dg, --routing-order */
 };
+
+static void cli_free(struct cli *c)
+{
+	free(c->core_switches.guids);
+	free(c->route_last.guids);
+	vf_options_free(&c->groups);
+}
+
+/* --dg NAME=ITEMS: the plugin's dg_NAME=ITEMS. */
+static int parse_dg(struct cli *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *name;
+	int rc;
+
+	if (!eq || eq == arg)
+		return bad_usage("--dg takes NAME=ITEM,..., not '%s'", arg);
+	name = strndup(arg, eq - arg);
+	if (!name)
+		return bad_usage("out of memory");
+	rc = vf_options_set_dg(&c->groups, name, eq + 1);
+	free(name);
+	if (rc == -EINVAL)
+		return bad_usage("--dg %s: NAME is letters, digits, '_', '-', '.'; each ITEM a GUID (0x...) or desc:GLOB, separated by commas",
+				 arg);
+	return rc ? bad_usage("out of memory") : 0;
+}
+
+static int parse_routing_order(struct cli *c, const char *arg)
+{
+	int rc = vf_options_set_routing_order(&c->groups, arg);
+
+	if (rc == -EINVAL)
+		return bad_usage("--routing-order takes 1 to %u different group names separated by ':', not '%s'",
+				 VF_DG_MAX_ORDER, arg);
+	return rc ? bad_usage("out of memory") : 0;
+}
 
 static int parse_args(int argc, char **argv, struct cli *c)
 {
@@ -94,13 +140,18 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "no-spine-first", no_argument, NULL, 'S' },
 		{ "core-switches", required_argument, NULL, 'C' },
 		{ "route-last", required_argument, NULL, 'R' },
+		/* long only: not in the short option string */
+		{ "dg", required_argument, NULL, 'D' },
+		{ "routing-order", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	const char *unknown;
 	char *end;
-	int ch;
+	int ch, rc;
 
 	c->engine = "shortestpath";
+	vf_options_default(&c->groups);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "t:l:e:m:o:cjsSC:R:h", opts, NULL)) !=
 	       -1) {
@@ -122,6 +173,13 @@ static int parse_args(int argc, char **argv, struct cli *c)
 						 ch == 'C' ? "core-switches" :
 						 "route-last", optarg);
 			break;
+		case 'D':
+		case 'O':
+			rc = ch == 'D' ? parse_dg(c, optarg) :
+					 parse_routing_order(c, optarg);
+			if (rc)
+				return rc;
+			break;
 		case 'm':
 			c->lmc = strtoul(optarg, &end, 10);
 			if (*end || c->lmc > 7)
@@ -139,6 +197,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (!c->topo)
 		return bad_usage("%s needs --topo NET", argv[0]);
+	if (vf_options_resolve_order(&c->groups, &unknown))
+		return bad_usage("--routing-order: no group '%s' (define it with --dg %s=...)",
+				 unknown, unknown);
 	return 0;
 }
 
@@ -229,14 +290,18 @@ static int cmd_route(int argc, char **argv)
 	struct timespec t0, t1;
 	int rc = parse_args(argc, argv, &c);
 
-	if (rc)
+	if (rc) {
+		cli_free(&c);
 		return rc;
+	}
 	vf_route_opts_default(&opts);
 	opts.spine_first = !c.no_spine_first;
 	opts.core_switches.guids = c.core_switches.guids;
 	opts.core_switches.count = c.core_switches.count;
 	opts.route_last.guids = c.route_last.guids;
 	opts.route_last.count = c.route_last.count;
+	opts.routing_order = c.groups.routing_order;
+	opts.num_routing_order = c.groups.num_routing_order;
 	e = vf_engine_find(c.engine);
 	if (!e)
 		return bad_usage("unknown engine '%s' (see 'vfabric engines')",
@@ -268,8 +333,7 @@ static int cmd_route(int argc, char **argv)
 out_free:
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);
-	free(c.core_switches.guids);
-	free(c.route_last.guids);
+	cli_free(&c);
 	return rc;
 }
 
@@ -281,8 +345,10 @@ static int cmd_check(int argc, char **argv)
 	struct vf_fabric *f;
 	int rc = parse_args(argc, argv, &c);
 
-	if (rc)
+	if (rc) {
+		cli_free(&c);
 		return rc;
+	}
 	if (!c.lfts)
 		return bad_usage("%s needs --lfts DUMP", argv[0]);
 	f = load_topo(&c);
@@ -296,6 +362,7 @@ static int cmd_check(int argc, char **argv)
 	}
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);
+	cli_free(&c);
 	return rc;
 }
 

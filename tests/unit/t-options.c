@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /* event_plugin_options parsing: good settings, and every kind of bad one. */
+#include <errno.h>
+
 #include "plugin/options.h"
 #include "tap.h"
 
@@ -10,6 +12,96 @@ static void capture(void *ctx, enum vf_log_level level, const char *msg)
 {
 	snprintf(last, sizeof(last), "%s", msg);
 	logged++;
+}
+
+/* dg_<name>= and routing_order=: good settings, then every kind of bad one. */
+static void test_groups(void)
+{
+	struct vf_options o;
+	const char *unknown = NULL;
+
+	vf_options_default(&o);
+	EQ_U(o.num_dgs + o.num_routing_order, 0, "no groups, no order");
+	EQ_U(vf_options_parse(&o, "routing_order=storage:admin "
+			      "dg_storage=desc:stor*,0x20,0x10 "
+			      "dg_admin=desc:admin*,desc:mgmt?"), 0,
+	     "an order naming groups defined after it");
+	EQ_U(o.num_dgs, 2, "two groups");
+	EQ_U(o.num_routing_order, 2, "the order is resolved");
+	EQ_S(o.routing_order[0].name, "storage", "storage first");
+	EQ_S(o.routing_order[1].name, "admin", "admin second");
+	EQ_U(o.routing_order[0].guids.count, 2, "storage: two GUIDs");
+	OK(o.routing_order[0].guids.guids[0] == 0x10 &&
+	   o.routing_order[0].guids.guids[1] == 0x20, "kept sorted");
+	EQ_U(o.routing_order[0].num_patterns, 1, "storage: one pattern");
+	EQ_S(o.routing_order[0].desc_patterns[0], "stor*", "without desc:");
+	EQ_U(o.routing_order[1].num_patterns, 2, "admin: two patterns");
+	EQ_S(o.routing_order[1].desc_patterns[1], "mgmt?", "second pattern");
+
+	EQ_U(vf_options_parse(&o, "dg_storage=0x30"), 0, "redefine a group");
+	EQ_U(o.num_dgs, 2, "replaced, not added");
+	EQ_U(o.num_routing_order, 2, "the order is resolved again");
+	OK(o.routing_order[0].guids.count == 1 &&
+	   o.routing_order[0].guids.guids[0] == 0x30 &&
+	   !o.routing_order[0].num_patterns, "and sees the new definition");
+
+	logged = 0;
+	EQ_U(vf_options_parse(&o, "dg_=0x1 dg_a:b=0x1 dg_x= dg_x=0x1,,0x2 "
+			      "dg_x=0x1, dg_x=desc: dg_x=zz dg_x=0 "
+			      "dg_x=0x12g dg_storage=0x5,bad"), 10,
+	     "ten bad groups");
+	EQ_U(logged, 10, "each logged once");
+	OK(strstr(last, "ERR VF0102") && strstr(last, "dg_storage") &&
+	   strstr(last, "'0x5,bad'"), "the bad group is named with its value");
+	EQ_U(o.num_dgs, 2, "no group added");
+	OK(o.dgs[0].guids.count == 1 && o.dgs[0].guids.guids[0] == 0x30,
+	   "a bad redefinition keeps the previous group");
+	EQ_U(o.num_routing_order, 2, "the order still stands");
+
+	logged = 0;
+	EQ_U(vf_options_parse(&o, "routing_order= routing_order=a::b "
+			      "routing_order=a: routing_order=:a "
+			      "routing_order=a:a "
+			      "routing_order=a:b:c:d:e:f:g:h:i"), 6,
+	     "six bad orders");
+	EQ_U(logged, 6, "each logged once");
+	OK(strstr(last, "routing_order") && strstr(last, "'a:b:c:d:e:f:g:h:i'"),
+	   "the bad order is named with its value");
+	OK(o.num_routing_order == 2 &&
+	   !strcmp(o.routing_order[0].name, "storage"),
+	   "a bad order keeps the previous one");
+	EQ_U(vf_options_parse(&o, "routing_order=a:b:c:d:e:f:g:h "
+			      "dg_a=0x1 dg_b=0x2 dg_c=0x3 dg_d=0x4 dg_e=0x5 "
+			      "dg_f=0x6 dg_g=0x7 dg_h=desc:x"), 0,
+	     "eight groups are fine");
+	EQ_U(o.num_routing_order, 8, "all eight in the order");
+
+	logged = 0;
+	EQ_U(vf_options_parse(&o, "routing_order=storage:nosuch:admin"), 1,
+	     "an order naming an undefined group");
+	OK(strstr(last, "ERR VF0102") && strstr(last, "'nosuch'"),
+	   "the undefined group is named");
+	EQ_U(o.num_routing_order, 0, "no order is applied");
+	EQ_U(vf_options_parse(&o, "log_level=info"), 0,
+	     "reported once, not again on the next line");
+	EQ_U(logged, 1, "one message");
+
+	EQ_U(vf_options_set_routing_order(&o, "admin:ghost"), 0,
+	     "set an order directly");
+	OK(vf_options_resolve_order(&o, &unknown) == -ENOENT &&
+	   unknown && !strcmp(unknown, "ghost"),
+	   "resolving it: -ENOENT, names the undefined group");
+	EQ_U(vf_options_set_dg(&o, "ghost", "desc:g*"), 0, "define it");
+	EQ_U(o.num_routing_order, 0, "a new group unresolves the order");
+	OK(!vf_options_resolve_order(&o, &unknown) &&
+	   o.num_routing_order == 2, "now it resolves");
+	EQ_U(vf_options_set_dg(&o, "bad name", "0x1"), (uint64_t)-EINVAL,
+	     "set_dg: a bad name is -EINVAL");
+	EQ_U(vf_options_set_dg(&o, "ok", "0x1,desc:"), (uint64_t)-EINVAL,
+	     "set_dg: a bad item is -EINVAL");
+	vf_options_free(&o);
+	OK(!o.num_dgs && !o.dgs && !o.num_routing_order &&
+	   !o.num_order_names && !o.order_text, "free empties everything");
 }
 
 int main(void)
@@ -58,6 +150,7 @@ int main(void)
 	OK(strstr(last, "core_switches") != NULL, "the bad list is named");
 	vf_options_free(&o);
 	EQ_U(o.core_switches.count, 0, "free empties the lists");
+	test_groups();
 	vf_log_set_sink(NULL, NULL);
 	return tap_done();
 }
