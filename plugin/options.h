@@ -42,6 +42,7 @@ struct vf_options {
 	enum vf_log_level log_level;	/* log_level=error|warn|info|debug */
 	bool check_routes;		/* check_routes=on|off */
 	bool spine_first;		/* spine_first=on|off (SpineFirstRouting) */
+	bool loop_fallback;		/* loop_fallback=on|off */
 	struct vf_guid_list core_switches;	/* fattree CoreSwitches */
 	struct vf_guid_list route_last;	/* fattree RouteLast */
 	struct vf_dg_def *dgs;		/* dg_<name>=, as defined */

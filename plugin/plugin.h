@@ -9,6 +9,7 @@
 #include "plugin/options.h"
 #include "routing/engine.h"
 #include "routing/fabric.h"
+#include "routing/routecheck.h"
 
 struct osm_opensm;
 struct osm_subn;
@@ -29,6 +30,8 @@ struct vf_routing {
 	const struct vf_engine *engine;
 	struct vf_fabric *fabric;
 	struct vf_lfts lfts;
+	bool checked;		/* report already computed (loop_fallback) */
+	struct vf_route_report report;
 };
 
 struct vf_plugin {

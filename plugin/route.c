@@ -73,16 +73,18 @@ static unsigned write_new_lfts(osm_subn_t *subn, const struct vf_fabric *f,
 	return written;
 }
 
-static void log_check(const struct vf_routing *rt)
+static void log_check(struct vf_routing *rt)
 {
 	const struct vf_engine *e = rt->engine;
 	struct vf_route_report r;
 
-	if (vf_route_check(rt->fabric, &rt->lfts, &r)) {
+	if (!rt->checked &&
+	    vf_route_check(rt->fabric, &rt->lfts, &rt->report)) {
 		vf_log(VF_LOG_ERROR, "ERR VF0106: %s: route check ran out of memory",
 		       e->name);
 		return;
 	}
+	r = rt->report;
 	vf_log(vf_route_report_ok(&r) ? VF_LOG_INFO : VF_LOG_ERROR,
 	       "%s%s check: unreachable %llu/%llu CA pairs, %llu/%llu switch pairs; max stretch %u; credit loops %s; all-to-all link load max %llu avg %.1f max/avg %.2f",
 	       vf_route_report_ok(&r) ? "" : "ERR VF0107: ",
@@ -120,15 +122,47 @@ void vf_check_pending(struct vf_plugin *p)
 	vf_drop_pending(p);
 }
 
-/* Keep this routing for the check on UCAST_ROUTING_DONE. */
+/*
+ * Keep this routing for the check on UCAST_ROUTING_DONE; report, when not
+ * NULL, is its check already done.
+ */
 static void keep_for_check(struct vf_plugin *p, const struct vf_engine *e,
-			   struct vf_fabric *f, struct vf_lfts *t)
+			   struct vf_fabric *f, struct vf_lfts *t,
+			   const struct vf_route_report *report)
 {
 	vf_drop_pending(p);
 	p->pending.engine = e;
 	p->pending.fabric = f;
 	p->pending.lfts = *t;
+	p->pending.checked = report != NULL;
+	if (report)
+		p->pending.report = *report;
 	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * loop_fallback: check the tables before OpenSM gets them, and refuse them
+ * when the data traffic has a credit loop, so that OpenSM routes with the
+ * next engine in routing_engine.  This check runs under OpenSM's lock
+ * (the SA waits); without loop_fallback it runs after, outside the lock.
+ * Returns 0 to keep the tables, -1 to refuse them.
+ */
+static int loop_gate(const struct vf_engine *e, const struct vf_fabric *f,
+		     const struct vf_lfts *t, struct vf_route_report *r)
+{
+	if (vf_route_check(f, t, r)) {
+		vf_log(VF_LOG_ERROR, "ERR VF0106: %s: route check ran out of memory",
+		       e->name);
+		return -1;
+	}
+	if (!r->credit_loop)
+		return 0;
+	vf_log(VF_LOG_ERROR, "ERR VF0108: %s: credit loop: %s", e->name,
+	       r->cycle);
+	vf_log(VF_LOG_ERROR,
+	       "ERR VF0113: %s: tables with a credit loop refused; OpenSM falls back to the next engine in routing_engine (loop_fallback=off keeps them)",
+	       e->name);
+	return -1;
 }
 
 static int build_fwd_tables(void *context)
@@ -138,6 +172,7 @@ static int build_fwd_tables(void *context)
 	osm_subn_t *subn = &ec->plugin->osm->subn;
 	struct vf_route_opts opts;
 	struct vf_lfts t = { 0 };
+	struct vf_route_report *report = NULL;
 	struct vf_fabric *f;
 	double t0 = now_ms(), t1, t2;
 	unsigned written;
@@ -166,6 +201,12 @@ static int build_fwd_tables(void *context)
 		goto out_free;
 	}
 	t2 = now_ms();
+	if (ec->plugin->opts.loop_fallback) {
+		report = malloc(sizeof(*report));
+		rc = report ? loop_gate(e, f, &t, report) : -1;
+		if (rc)
+			goto out_free;
+	}
 	written = write_new_lfts(subn, f, &t);
 	ec->runs++;
 	vf_log(VF_LOG_INFO,
@@ -173,10 +214,11 @@ static int build_fwd_tables(void *context)
 	       e->name, written, f->max_lid, now_ms() - t0, t1 - t0,
 	       t2 - t1, ec->runs);
 	if (ec->plugin->opts.check_routes) {
-		keep_for_check(ec->plugin, e, f, &t);
+		keep_for_check(ec->plugin, e, f, &t, report);
 		f = NULL;
 	}
 out_free:
+	free(report);
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);
 	return rc ? -1 : 0;

@@ -489,6 +489,11 @@ static const struct sp_hop *choose_unmasked(const struct sp_ctx *c,
  * least-loaded rotation of a leaf can fall into step with the order of
  * the LIDs (OpenSM interleaves the hosts of several leaves) and send every
  * host of one leaf through the same spine.
+ *
+ * Only base LIDs go in rounds: they carry most traffic.  The other LIDs of
+ * a port (LMC > 0) are spread over different next switches by better()
+ * and must not use up the base LIDs' rounds, or the base LIDs of one
+ * destination switch's hosts would again bunch on a few ports.
  */
 static const struct sp_hop *choose(const struct sp_ctx *c,
 				   const struct sp_spread *sp, uint32_t s,
@@ -496,12 +501,12 @@ static const struct sp_hop *choose(const struct sp_ctx *c,
 {
 	const struct sp_hop *first = &c->hops[c->hop_start[s]], *best = NULL;
 	const uint64_t *cand;
-	uint64_t *round, open = 0;
+	uint64_t *round, open = 0, none[VF_MAX_PORTS / 64 + 1] = { 0 };
 
 	if (!c->cand)
 		return choose_unmasked(c, sp, s, dst_sw);
 	cand = pair_mask(c, c->cand, s, dst_sw);
-	round = pair_mask(c, c->round, s, dst_sw);
+	round = sp && sp->count ? none : pair_mask(c, c->round, s, dst_sw);
 	for (unsigned w = 0; w < c->mask_words; w++)
 		open |= cand[w] & ~round[w];
 	if (!open)	/* every candidate had one: a new round */
@@ -555,7 +560,8 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 			c->sw_routed[hop->next_sw]++;
 			c->base_routed[hop->port] += base;
 			c->base_sw_routed[hop->next_sw] += base;
-			use_in_round(c, s, dst_sw, hop);
+			if (base)
+				use_in_round(c, s, dst_sw, hop);
 		}
 	}
 	if (sp)

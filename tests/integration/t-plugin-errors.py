@@ -9,12 +9,16 @@ with the real OpenSM in ibsim:
   * bad event_plugin_options: each bad setting is named with ERR VF0102,
     the plugin keeps its defaults and routes;
   * the plugin listed twice: the second copy is refused with a clear
-    message, and the first carries on, logging and routing.
+    message, and the first carries on, logging and routing;
+  * our engine's tables with a credit loop (shortestpath on a torus):
+    refused (loop_fallback, on by default), named with the cycle, and
+    OpenSM routes with the next engine listed.
 """
 
 import os
 import re
 
+import topogen
 import vfsim
 import vftest
 
@@ -71,6 +75,17 @@ def loaded_twice(tap, log):
            "twice: the first copy still receives events")
 
 
+def loop_refused(tap, log):
+    tap.ok("ERR VF0108: shortestpath: credit loop: " in log,
+           "loop: the credit loop is named with its cycle")
+    tap.ok("ERR VF0113: shortestpath: tables with a credit loop refused"
+           in log, "loop: the tables are refused")
+    tap.ok("shortestpath tables configured on all switches" not in log,
+           "loop: OpenSM did not program them")
+    tap.ok("minhop tables configured on all switches" in log,
+           "loop: OpenSM routed with the next engine listed (minhop)")
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
@@ -90,6 +105,12 @@ def main():
     conf = vftest.plugin_conf()
     conf[0] = "event_plugin_name vfabric vfabric"
     run(tap, net, "twice", conf, lambda log: loaded_twice(tap, log))
+    torus = os.path.join(vfsim.tempfile.mkdtemp(prefix="vf-loop-"),
+                         "torus.net")
+    topogen.grid((4, 4), torus=True, hosts=1).write(torus)
+    run(tap, torus, "loop", vftest.plugin_conf(
+        engine="shortestpath,minhop"), lambda log: loop_refused(tap, log))
+    vfsim.shutil.rmtree(os.path.dirname(torus), ignore_errors=True)
     tap.done()
 
 
