@@ -60,6 +60,7 @@ struct ft_ctx {
 	uint32_t *queue;	/* [nsw] BFS scratch */
 	uint32_t *group;	/* candidate hop indices of one switch */
 	uint32_t *base_routed;	/* [num_ports] base LIDs routed out of it */
+	uint32_t *alt_routed;	/* [num_ports] other LIDs (LMC > 0) */
 	uint32_t *up_end;	/* [nsw] hops [start, up_end) go up */
 	uint16_t *full_up;	/* [nsw] fastest up hops: a complete group */
 	uint16_t *full_down;	/* [nsw] fastest down hops */
@@ -419,12 +420,63 @@ static unsigned pick_base(const struct ft_ctx *c, unsigned n, uint32_t r,
 	return best;
 }
 
+/*
+ * How alike two hops are: 3 the same port, 2 the same next chip, 1 the
+ * same chassis (SystemImageGUID), 0 nothing in common.
+ */
+static unsigned alike(const struct ft_ctx *c, uint32_t x, uint32_t y)
+{
+	const struct vf_fabric *f = c->f;
+	const struct vf_hop *a = &c->g.hops[x], *b = &c->g.hops[y];
+
+	if (x == y)
+		return 3;
+	if (a->next_sw == b->next_sw)
+		return 2;
+	return f->nodes[f->switches[a->next_sw]].sysimg_guid ==
+	       f->nodes[f->switches[b->next_sw]].sysimg_guid;
+}
+
+/*
+ * The group index for LID l > 0 of a port whose earlier LIDs took
+ * chosen[0..l-1]: another chassis if there is one, else another chip,
+ * else another port; among those, the port with the fewest such LIDs so
+ * far (so alternate LIDs are balanced too), then the next in rotation
+ * from the base.
+ */
+static unsigned pick_alternate(const struct ft_ctx *c, unsigned n,
+			       const unsigned *chosen, unsigned l)
+{
+	unsigned best = chosen[0], best_alike = 4;
+	uint32_t best_load = UINT32_MAX;
+
+	for (unsigned j = 1; j <= n; j++) {
+		unsigned idx = (chosen[0] + j) % n, worst = 0;
+		uint32_t load = c->alt_routed[c->g.hops[c->group[idx]].port];
+
+		for (unsigned k = 0; k < l; k++) {
+			unsigned a = alike(c, c->group[idx],
+					   c->group[chosen[k]]);
+
+			if (a > worst)
+				worst = a;
+		}
+		if (worst < best_alike ||
+		    (worst == best_alike && load < best_load)) {
+			best = idx;
+			best_alike = worst;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
 /* Route, at switch s, every destination port behind edge switch e. */
 static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			 uint32_t e)
 {
 	uint8_t *row = vf_lft_row(t, s);
-	unsigned n = 0, k = 1, offset = 0, base = 0, full = 0;
+	unsigned n = 0, offset = 0, base = 0, full = 0, chosen[128];
 	bool up = false;
 
 	if (s == e) {
@@ -438,8 +490,7 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 	if (!n)
 		return;
 	full = up ? c->full_up[s] : c->full_down[s];
-	k = trunk_width(c, n);
-	offset = up ? c->pos[s] * k : c->pos[s];
+	offset = up ? c->pos[s] * trunk_width(c, n) : c->pos[s];
 	for (unsigned d = 0; d < c->num_dests; d++) {
 		const struct ft_dest *dst = &c->dests[d];
 
@@ -449,12 +500,13 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 		else
 			base = (base + 1) % n;
 		c->base_routed[c->g.hops[c->group[base]].port]++;
-		for (unsigned l = 0; l < dst->lids; l++) {
-			unsigned step = l * k;
-
+		chosen[0] = base;
+		row[dst->base_lid] = c->g.hops[c->group[base]].num;
+		for (unsigned l = 1; l < dst->lids; l++) {
+			chosen[l] = pick_alternate(c, n, chosen, l);
+			c->alt_routed[c->g.hops[c->group[chosen[l]]].port]++;
 			row[dst->base_lid + l] =
-				c->g.hops[c->group[(base + step + step / n) %
-						   n]].num;
+				c->g.hops[c->group[chosen[l]]].num;
 		}
 	}
 }
@@ -605,6 +657,7 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->queue);
 	free(c->group);
 	free(c->base_routed);
+	free(c->alt_routed);
 	free(c->up_end);
 	free(c->full_up);
 	free(c->full_down);
@@ -640,13 +693,16 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->group = malloc(most * sizeof(*c->group));
 	c->base_routed = calloc(f->num_ports ? f->num_ports : 1,
 				sizeof(*c->base_routed));
+	c->alt_routed = calloc(f->num_ports ? f->num_ports : 1,
+			       sizeof(*c->alt_routed));
 	c->up_end = malloc(n * sizeof(*c->up_end));
 	c->dests = malloc(VF_MAX_PORTS * sizeof(*c->dests));
 	c->full_up = malloc(n * sizeof(*c->full_up));
 	c->full_down = malloc(n * sizeof(*c->full_down));
 	if (!c->level || !c->pos || !c->by_level || !c->edges || !c->rank ||
 	    !c->down || !c->ud || !c->any || !c->edge ||
-	    !c->queue || !c->group || !c->base_routed || !c->up_end ||
+	    !c->queue || !c->group || !c->base_routed || !c->alt_routed ||
+	    !c->up_end ||
 	    !c->full_up || !c->full_down || !c->dests)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < c->nsw; s++)

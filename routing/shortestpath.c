@@ -393,15 +393,32 @@ struct sp_spread {
 	uint32_t *used_port;	/* [nsw * 128]: chosen port index per LID */
 };
 
+/* How far apart two hops of LIDs of one port are, for LMC spreading. */
+enum sp_spread_level {
+	SPREAD_CHASSIS,		/* next switches in different chassis */
+	SPREAD_CHIP,		/* different switch chips */
+	SPREAD_PORT,		/* different ports */
+};
+
+/*
+ * Did an earlier LID of this port leave s by a hop that h does not differ
+ * from at this level?  A chassis is a SystemImageGUID.
+ */
 static bool spread_uses(const struct sp_ctx *c, const struct sp_spread *sp,
-			uint32_t s, const struct sp_hop *h, bool by_switch)
+			uint32_t s, const struct sp_hop *h,
+			enum sp_spread_level level)
 {
+	const struct vf_fabric *f = c->f;
 	const uint32_t *used = sp->used_port + (size_t)s * 128;
+	uint64_t sysimg = f->nodes[f->switches[h->next_sw]].sysimg_guid;
 
 	for (unsigned k = 0; k < sp->count; k++) {
-		if (by_switch ? peer_switch(c->f, &c->f->ports[used[k]]) ==
-					h->next_sw
-			      : used[k] == h->port)
+		uint32_t next = peer_switch(f, &f->ports[used[k]]);
+
+		if (level == SPREAD_PORT ? used[k] == h->port :
+		    level == SPREAD_CHIP ? next == h->next_sw :
+		    next != VF_NONE &&
+		    f->nodes[f->switches[next]].sysimg_guid == sysimg)
 			return true;
 	}
 	return false;
@@ -427,15 +444,14 @@ static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
 			       c->base_sw_routed[b->next_sw];
 	}
 	if (sp && sp->count) {
-		bool ua = spread_uses(c, sp, s, a, true);
-		bool ub = spread_uses(c, sp, s, b, true);
+		/* another chassis, else another chip, else another port */
+		for (int l = SPREAD_CHASSIS; l <= SPREAD_PORT; l++) {
+			bool ua = spread_uses(c, sp, s, a, l);
+			bool ub = spread_uses(c, sp, s, b, l);
 
-		if (ua != ub)
-			return !ua;
-		ua = spread_uses(c, sp, s, a, false);
-		ub = spread_uses(c, sp, s, b, false);
-		if (ua != ub)
-			return !ua;
+			if (ua != ub)
+				return !ua;
+		}
 	}
 	if (c->lids_routed[a->port] != c->lids_routed[b->port])
 		return c->lids_routed[a->port] < c->lids_routed[b->port];

@@ -328,6 +328,57 @@ static void test_fallback(void)
 	vf_fabric_destroy(f);
 }
 
+/*
+ * LMC 1 over four chips in two chassis: the two LIDs of each host leave
+ * its edge switch toward different chassis (SystemImageGUIDs).
+ */
+static void test_lmc_chassis(void)
+{
+	static const char net[] =
+		"switchguid=0x500\nSwitch 5 \"E0\"\n[1] \"h0\"[1]\n"
+		"[2] \"A1\"[1]\n[3] \"A2\"[1]\n[4] \"B1\"[1]\n"
+		"[5] \"B2\"[1]\n\n"
+		"switchguid=0x501\nSwitch 5 \"E1\"\n[1] \"h1\"[1]\n"
+		"[2] \"A1\"[2]\n[3] \"A2\"[2]\n[4] \"B1\"[2]\n"
+		"[5] \"B2\"[2]\n\n"
+		"switchguid=0x600\nsysimgguid=0xa\nSwitch 2 \"A1\"\n"
+		"[1] \"E0\"[2]\n[2] \"E1\"[2]\n\n"
+		"sysimgguid=0xa\nSwitch 2 \"A2\"\n"
+		"[1] \"E0\"[3]\n[2] \"E1\"[3]\n\n"
+		"sysimgguid=0xb\nSwitch 2 \"B1\"\n"
+		"[1] \"E0\"[4]\n[2] \"E1\"[4]\n\n"
+		"sysimgguid=0xb\nSwitch 2 \"B2\"\n"
+		"[1] \"E0\"[5]\n[2] \"E1\"[5]\n\n"
+		"Hca 1 \"h0\"\n[1] \"E0\"[1]\n\n"
+		"Hca 1 \"h1\"\n[1] \"E1\"[1]\n";
+	struct vf_err err = { "" };
+	FILE *in = fmemopen((void *)net, sizeof(net) - 1, "r");
+	struct vf_fabric *f = vf_netfile_read(in, "chassis.net", 1, &err);
+	struct vf_lfts t;
+	bool both = true;
+
+	fclose(in);
+	if (!OK(f != NULL, "load the two-chassis fabric")) {
+		printf("#   %s\n", err.msg);
+		return;
+	}
+	OK(!route(f, NULL, &t), "route with LMC 1");
+	for (unsigned h = 0; h < 2; h++) {
+		uint32_t host = vf_fabric_find_name(f, h ? "h1" : "h0");
+		uint32_t from = f->nodes[vf_fabric_find_name(f, h ? "E0" :
+							    "E1")].sw;
+		const struct vf_port *p = vf_node_port(f, &f->nodes[host], 1);
+		uint8_t a = vf_lft_row(&t, from)[p->base_lid];
+		uint8_t b = vf_lft_row(&t, from)[p->base_lid + 1];
+
+		/* ports 2, 3 lead to chassis 0xa; 4, 5 to 0xb */
+		both &= a >= 2 && b >= 2 && (a <= 3) != (b <= 3);
+	}
+	OK(both, "each host's two LIDs leave toward different chassis");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	vf_log_set_sink(quiet, last_warning);
@@ -339,6 +390,7 @@ int main(void)
 	last_warning[0] = '\0';
 	test_degraded();
 	test_fallback();
+	test_lmc_chassis();
 	vf_log_set_sink(NULL, NULL);
 	return tap_done();
 }

@@ -529,6 +529,57 @@ static void test_spine_first_no_chassis(void)
 	vf_fabric_destroy(f);
 }
 
+/*
+ * LMC spreading prefers another chassis, then another chip: edge switches
+ * E0, E1 reach each other through chips A1, A2 (one chassis) and B1, B2
+ * (another), on E0's ports 2..5 in that order.  The two LIDs of a host on
+ * E1 must leave E0 toward both chassis, not toward A1 and A2.
+ */
+static void test_lmc_chassis(void)
+{
+	static const uint64_t sysimg[4] = { 0xa, 0xa, 0xb, 0xb };
+	struct vf_route_opts o;
+	struct vf_fabric *f = vf_fabric_create();
+	struct vf_lfts t;
+	bool both = true;
+
+	vf_fabric_add_node(f, VF_NODE_SWITCH, 0x500, 0, 5, "E0", NULL);
+	vf_fabric_add_node(f, VF_NODE_SWITCH, 0x501, 0, 5, "E1", NULL);
+	for (unsigned i = 0; i < 4; i++) {
+		uint32_t chip = vf_fabric_add_node(f, VF_NODE_SWITCH, 0x600 + i,
+						   sysimg[i], 2, "chip", NULL);
+
+		vf_fabric_link(f, vf_fabric_port(f, 0, 2 + i),
+			       vf_fabric_port(f, chip, 1));
+		vf_fabric_link(f, vf_fabric_port(f, 1, 2 + i),
+			       vf_fabric_port(f, chip, 2));
+	}
+	for (unsigned e = 0; e < 2; e++) {
+		uint32_t h = vf_fabric_add_node(f, VF_NODE_CA, 0x1000 + 4 * e,
+						0, 1, "cn", NULL);
+
+		vf_fabric_link(f, vf_fabric_port(f, e, 1),
+			       vf_fabric_port(f, h, 1));
+	}
+	vf_fabric_assign_lids(f, 1);
+	vf_fabric_finalize(f);
+	vf_route_opts_default(&o);
+	vf_lfts_init(&t, f->num_switches, f->max_lid);
+	OK(!vf_route_shortestpath(f, &o, &t), "route two chassis, LMC 1");
+	for (uint32_t n = 6; n < 8; n++) {
+		const struct vf_port *p = vf_node_port(f, &f->nodes[n], 1);
+		uint32_t from = n == 6 ? 1 : 0;	/* the other edge switch */
+		uint8_t a = vf_lft_row(&t, from)[p->base_lid];
+		uint8_t b = vf_lft_row(&t, from)[p->base_lid + 1];
+
+		/* ports 2, 3 lead to chassis A; 4, 5 to chassis B */
+		both &= a >= 2 && b >= 2 && (a <= 3) != (b <= 3);
+	}
+	OK(both, "each host's two LIDs leave toward different chassis");
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	test_fat_tree();
@@ -539,6 +590,7 @@ int main(void)
 	test_deterministic();
 	test_disconnected();
 	test_interleaved_lids();
+	test_lmc_chassis();
 	test_spine_first_two_chassis();
 	test_spine_first_edge();
 	test_spine_first_no_chassis();
