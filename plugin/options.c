@@ -79,6 +79,7 @@ void vf_options_default(struct vf_options *o)
 	o->check_routes = true;
 	o->spine_first = true;
 	o->loop_fallback = true;
+	o->route_stability = true;
 }
 
 /* Group names end up between ':' in routing_order and in log lines. */
@@ -284,6 +285,8 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_bool(val, &o->spine_first);
 	else if (!strcmp(key, "loop_fallback"))
 		rc = parse_bool(val, &o->loop_fallback);
+	else if (!strcmp(key, "route_stability"))
+		rc = parse_bool(val, &o->route_stability);
 	else if (!strcmp(key, "core_switches"))
 		rc = vf_options_parse_guids(val, &o->core_switches);
 	else if (!strcmp(key, "route_last"))
@@ -294,7 +297,7 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = vf_options_set_routing_order(o, val);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes, spine_first, loop_fallback, core_switches, route_last, dg_<name>, routing_order); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order); ignored",
 		       key);
 		return -1;
 	}

@@ -43,6 +43,7 @@ struct vf_options {
 	bool check_routes;		/* check_routes=on|off */
 	bool spine_first;		/* spine_first=on|off (SpineFirstRouting) */
 	bool loop_fallback;		/* loop_fallback=on|off */
+	bool route_stability;		/* route_stability=on|off */
 	struct vf_guid_list core_switches;	/* fattree CoreSwitches */
 	struct vf_guid_list route_last;	/* fattree RouteLast */
 	struct vf_dg_def *dgs;		/* dg_<name>=, as defined */

@@ -105,7 +105,7 @@ static void vf_delete(void *data)
 	struct vf_plugin *p = data;
 
 	vf_log(VF_LOG_INFO, "unloading");
-	vf_drop_pending(p);
+	vf_drop_last(p);
 	vf_options_free(&p->opts);
 	vf_log_set_sink(NULL, NULL);
 	instances--;
@@ -127,9 +127,9 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 	/*
 	 * From the sweeper thread, no lock held: the route check delays the
 	 * rest of the sweep but not the SA.  A routing by another engine
-	 * (fallback) leaves nothing pending.
+	 * (fallback) leaves nothing new to check.
 	 */
-	vf_check_pending(p);
+	vf_check_last(p);
 }
 
 osm_event_plugin_t osm_event_plugin = {

@@ -22,15 +22,17 @@ struct vf_engine_ctx {
 };
 
 /*
- * The last routing, kept for the route check: it runs on
- * UCAST_ROUTING_DONE, outside OpenSM's lock, not in the engine callback
- * where the SA waits.  Only the sweeper thread touches it.
+ * The last routing our engines produced and OpenSM took.  The route check
+ * runs on it at UCAST_ROUTING_DONE, outside OpenSM's lock, not in the
+ * engine callback where the SA waits; the next routing starts from it
+ * (route_stability).  Only the sweeper thread touches it.
  */
 struct vf_routing {
 	const struct vf_engine *engine;
-	struct vf_fabric *fabric;
+	struct vf_fabric *fabric;	/* NULL when none */
 	struct vf_lfts lfts;
-	bool checked;		/* report already computed (loop_fallback) */
+	bool checked;		/* report computed (loop_fallback) */
+	bool logged;		/* report logged, or check_routes off */
 	struct vf_route_report report;
 };
 
@@ -38,7 +40,7 @@ struct vf_plugin {
 	struct osm_opensm *osm;
 	struct vf_options opts;
 	struct vf_engine_ctx *engines;	/* one per vf_engines[] entry */
-	struct vf_routing pending;	/* fabric NULL when none */
+	struct vf_routing last;
 };
 
 /*
@@ -50,9 +52,9 @@ struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn);
 
 /* Register every engine of vf_engines[] with OpenSM; 0 or -errno. */
 int vf_engines_register(struct vf_plugin *p);
-/* Check and log the pending routing, if any, and free it. */
-void vf_check_pending(struct vf_plugin *p);
-/* Free the pending routing without checking it. */
-void vf_drop_pending(struct vf_plugin *p);
+/* Check and log the last routing, once. */
+void vf_check_last(struct vf_plugin *p);
+/* Free the last routing. */
+void vf_drop_last(struct vf_plugin *p);
 
 #endif /* VF_PLUGIN_H */

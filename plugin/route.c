@@ -108,35 +108,37 @@ static void log_check(struct vf_routing *rt)
 		       r.examples[i]);
 }
 
-void vf_drop_pending(struct vf_plugin *p)
+void vf_drop_last(struct vf_plugin *p)
 {
-	vf_lfts_free(&p->pending.lfts);
-	vf_fabric_destroy(p->pending.fabric);
-	p->pending.fabric = NULL;
+	vf_lfts_free(&p->last.lfts);
+	vf_fabric_destroy(p->last.fabric);
+	p->last.fabric = NULL;
 }
 
-void vf_check_pending(struct vf_plugin *p)
+void vf_check_last(struct vf_plugin *p)
 {
-	if (p->pending.fabric)
-		log_check(&p->pending);
-	vf_drop_pending(p);
+	if (p->last.fabric && !p->last.logged)
+		log_check(&p->last);
+	p->last.logged = true;
 }
 
 /*
- * Keep this routing for the check on UCAST_ROUTING_DONE; report, when not
- * NULL, is its check already done.
+ * Keep this routing as the last one (taking f and t over): for the check
+ * on UCAST_ROUTING_DONE, and as the next routing's previous.  report, when
+ * not NULL, is its check already done.
  */
-static void keep_for_check(struct vf_plugin *p, const struct vf_engine *e,
-			   struct vf_fabric *f, struct vf_lfts *t,
-			   const struct vf_route_report *report)
+static void keep_last(struct vf_plugin *p, const struct vf_engine *e,
+		      struct vf_fabric *f, struct vf_lfts *t,
+		      const struct vf_route_report *report)
 {
-	vf_drop_pending(p);
-	p->pending.engine = e;
-	p->pending.fabric = f;
-	p->pending.lfts = *t;
-	p->pending.checked = report != NULL;
+	vf_drop_last(p);
+	p->last.engine = e;
+	p->last.fabric = f;
+	p->last.lfts = *t;
+	p->last.checked = report != NULL;
+	p->last.logged = !p->opts.check_routes;
 	if (report)
-		p->pending.report = *report;
+		p->last.report = *report;
 	memset(t, 0, sizeof(*t));
 }
 
@@ -173,6 +175,7 @@ static int build_fwd_tables(void *context)
 	struct vf_route_opts opts;
 	struct vf_lfts t = { 0 };
 	struct vf_route_report *report = NULL;
+	struct vf_previous prev;
 	struct vf_fabric *f;
 	double t0 = now_ms(), t1, t2;
 	unsigned written;
@@ -187,6 +190,11 @@ static int build_fwd_tables(void *context)
 	opts.core_switches.count = ec->plugin->opts.core_switches.count;
 	opts.route_last.guids = ec->plugin->opts.route_last.guids;
 	opts.route_last.count = ec->plugin->opts.route_last.count;
+	if (ec->plugin->opts.route_stability && ec->plugin->last.fabric) {
+		prev.fabric = ec->plugin->last.fabric;
+		prev.lfts = &ec->plugin->last.lfts;
+		opts.previous = &prev;
+	}
 	/* resolved once, when the options were parsed */
 	opts.routing_order = ec->plugin->opts.routing_order;
 	opts.num_routing_order = ec->plugin->opts.num_routing_order;
@@ -213,10 +221,8 @@ static int build_fwd_tables(void *context)
 	       "%s routed %u switches, max LID %u in %.2f ms (fabric model %.2f ms, routing %.2f ms; run %u)",
 	       e->name, written, f->max_lid, now_ms() - t0, t1 - t0,
 	       t2 - t1, ec->runs);
-	if (ec->plugin->opts.check_routes) {
-		keep_for_check(ec->plugin, e, f, &t, report);
-		f = NULL;
-	}
+	keep_last(ec->plugin, e, f, &t, report);
+	f = NULL;
 out_free:
 	free(report);
 	vf_lfts_free(&t);

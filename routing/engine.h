@@ -11,6 +11,7 @@
 #include <stdbool.h>
 
 #include "fabric.h"
+#include "sticky.h"
 
 /* A set of nodes given by NodeGUID (sorted ascending), e.g. a device group. */
 struct vf_guid_set {
@@ -36,6 +37,11 @@ struct vf_route_opts {
 	struct vf_guid_set core_switches;
 	/* fattree: CAs routed in a second pass (e.g. storage, admin) */
 	struct vf_guid_set route_last;
+	/*
+	 * Route stability: the previous routing, whose entries are kept
+	 * where still valid; NULL routes from scratch.
+	 */
+	const struct vf_previous *previous;
 	/*
 	 * dgshortestpath: RoutingOrder, at most VF_DG_MAX_ORDER device
 	 * groups; end ports are routed group by group in this order.

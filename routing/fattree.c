@@ -40,9 +40,11 @@
 
 #include "engine.h"
 #include "log.h"
+#include "sticky.h"
 #include "swgraph.h"
 
 struct ft_ctx {
+	struct vf_sticky sticky;	/* the previous routing, if any */
 	const struct vf_fabric *f;
 	const struct vf_route_opts *opts;
 	struct vf_swgraph g;
@@ -471,6 +473,22 @@ static unsigned pick_alternate(const struct ft_ctx *c, unsigned n,
 	return best;
 }
 
+/*
+ * The group index of the port the previous routing gave lid at s, if that
+ * port is still a candidate (keeping it is then as correct as any new
+ * choice), else -1.
+ */
+static int kept_index(const struct ft_ctx *c, uint32_t s, unsigned n,
+		      unsigned lid)
+{
+	uint8_t port = vf_sticky_port(&c->sticky, s, lid);
+
+	for (unsigned i = 0; i < n && port != VF_NO_PORT; i++)
+		if (c->g.hops[c->group[i]].num == port)
+			return i;
+	return -1;
+}
+
 /* Route, at switch s, every destination port behind edge switch e. */
 static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			 uint32_t e)
@@ -493,17 +511,22 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 	offset = up ? c->pos[s] * trunk_width(c, n) : c->pos[s];
 	for (unsigned d = 0; d < c->num_dests; d++) {
 		const struct ft_dest *dst = &c->dests[d];
+		int kept = kept_index(c, s, n, dst->base_lid);
 
 		if (!d)
 			base = n == full ? (dst->rank + offset) % n :
 					   pick_base(c, n, dst->rank, offset);
 		else
 			base = (base + 1) % n;
+		if (kept >= 0)
+			base = kept;
 		c->base_routed[c->g.hops[c->group[base]].port]++;
 		chosen[0] = base;
 		row[dst->base_lid] = c->g.hops[c->group[base]].num;
 		for (unsigned l = 1; l < dst->lids; l++) {
-			chosen[l] = pick_alternate(c, n, chosen, l);
+			kept = kept_index(c, s, n, dst->base_lid + l);
+			chosen[l] = kept >= 0 ? (unsigned)kept :
+				    pick_alternate(c, n, chosen, l);
 			c->alt_routed[c->g.hops[c->group[chosen[l]]].port]++;
 			row[dst->base_lid + l] =
 				c->g.hops[c->group[chosen[l]]].num;
@@ -644,6 +667,7 @@ static void route_switch_lids(struct ft_ctx *c, struct vf_lfts *t)
 
 static void ctx_free(struct ft_ctx *c)
 {
+	vf_sticky_free(&c->sticky);
 	vf_swgraph_free(&c->g);
 	free(c->level);
 	free(c->pos);
@@ -707,6 +731,8 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 		return -ENOMEM;
 	for (uint32_t s = 0; s < c->nsw; s++)
 		c->edge[s] = vf_has_end_node(f, s);
+	if (vf_sticky_init(&c->sticky, f, opts->previous))
+		return -ENOMEM;
 	assign_levels(c);
 	split_directions(c);
 	order_tiers(c);

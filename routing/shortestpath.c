@@ -56,6 +56,7 @@ struct sp_hop {
 };
 
 struct sp_ctx {
+	struct vf_sticky sticky;	/* the previous routing, if any */
 	const struct vf_fabric *f;
 	uint32_t nsw;
 	bool spine_first;	/* opts->spine_first */
@@ -322,6 +323,7 @@ static int build_candidates(struct sp_ctx *c)
 
 static void ctx_free(struct sp_ctx *c)
 {
+	vf_sticky_free(&c->sticky);
 	free(c->hops);
 	free(c->hop_start);
 	free(c->dist);
@@ -360,6 +362,8 @@ static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f,
 		rc = build_order(c);
 	if (!rc)
 		rc = build_candidates(c);
+	if (!rc)
+		rc = vf_sticky_init(&c->sticky, f, opts ? opts->previous : NULL);
 	return rc;
 }
 
@@ -550,6 +554,30 @@ static void use_in_round(struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
 		pair_mask(c, c->round, s, dst_sw)[i / 64] |= 1ull << (i % 64);
 }
 
+/*
+ * The hop the previous routing took from s for lid, if it is still one of
+ * today's candidates toward dst_sw (then keeping it is as correct as any
+ * new choice); else NULL.  Needs the candidate masks.
+ */
+static const struct sp_hop *kept_hop(const struct sp_ctx *c, uint32_t s,
+				     uint32_t dst_sw, unsigned lid)
+{
+	uint8_t port = vf_sticky_port(&c->sticky, s, lid);
+	const uint64_t *cand;
+
+	if (port == VF_NO_PORT || !c->cand)
+		return NULL;
+	cand = pair_mask(c, c->cand, s, dst_sw);
+	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
+		uint32_t i = h - c->hop_start[s];
+
+		if (c->hops[h].num == port)
+			return cand[i / 64] & (1ull << (i % 64)) ?
+			       &c->hops[h] : NULL;
+	}
+	return NULL;
+}
+
 static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 		      uint32_t dst_sw, uint8_t last_port, bool to_ca,
 		      struct sp_spread *sp)
@@ -563,7 +591,9 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 			row[lid] = last_port;
 			continue;
 		}
-		hop = choose(c, sp, s, dst_sw);
+		hop = kept_hop(c, s, dst_sw, lid);
+		if (!hop)
+			hop = choose(c, sp, s, dst_sw);
 		if (!hop)
 			continue;
 		row[lid] = hop->num;

@@ -34,6 +34,7 @@ static const char usage_text[] =
 	"        [--summary] [--json] [--no-spine-first]\n"
 	"        [--core-switches GUID,...] [--route-last GUID,...]\n"
 	"        [--dg NAME=ITEM,...]... [--routing-order NAME:NAME...]\n"
+	"        [--previous-topo NET0 --previous DUMP0]\n"
 	"        route the fabric in NET (an ibsim or ibnetdiscover net file)\n"
 	"        and write every switch's LFT in opensm-lfts.dump format to\n"
 	"        DUMP (default: standard output).  --check also runs the route\n"
@@ -52,6 +53,10 @@ static const char usage_text[] =
 	"        are routed group by group (first listed group wins), then\n"
 	"        those in no group, each by port GUID; then switch LIDs.\n"
 	"        Without it every end port is routed in port GUID order.\n"
+	"        --previous-topo/--previous: start from the routing DUMP0 of\n"
+	"        fabric NET0 (as the plugin does with route_stability): its\n"
+	"        entries stay wherever still valid, so you see what a change\n"
+	"        of hosts or links would move; added links rebalance.\n"
 	"  check-routes --topo NET --lfts DUMP [--json]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
 	"        output) against the fabric in NET: every LID reachable from\n"
@@ -83,6 +88,7 @@ bad_usage(const char *fmt, ...)
 
 struct cli {
 	const char *topo, *lfts, *engine, *out;
+	const char *prev_topo, *prev_lfts;	/* --previous-topo, --previous */
 	unsigned lmc;
 	bool check, json, summary, no_spine_first;
 	struct vf_guid_list core_switches, route_last;
@@ -140,6 +146,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "no-spine-first", no_argument, NULL, 'S' },
 		{ "core-switches", required_argument, NULL, 'C' },
 		{ "route-last", required_argument, NULL, 'R' },
+		{ "previous-topo", required_argument, NULL, 'P' },
+		{ "previous", required_argument, NULL, 'p' },
 		/* long only: not in the short option string */
 		{ "dg", required_argument, NULL, 'D' },
 		{ "routing-order", required_argument, NULL, 'O' },
@@ -153,7 +161,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	c->engine = "shortestpath";
 	vf_options_default(&c->groups);
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:l:e:m:o:cjsSC:R:h", opts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "t:l:e:m:o:cjsSC:R:P:p:h", opts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 't': c->topo = optarg; break;
@@ -165,6 +173,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 's': c->summary = true; break;
 		case 'S': c->no_spine_first = true; break;
 		case 'C':
+		case 'P': c->prev_topo = optarg; break;
+		case 'p': c->prev_lfts = optarg; break;
 		case 'R':
 			if (vf_options_parse_guids(optarg, ch == 'C' ?
 						   &c->core_switches :
@@ -280,16 +290,45 @@ static int write_dump(const struct cli *c, const struct vf_fabric *f,
 	return 0;
 }
 
+/*
+ * The previous routing (--previous-topo NET --previous DUMP): its fabric
+ * and tables into pf and pt.  0, or EXIT_USAGE after saying why.
+ */
+static int load_previous(const struct cli *c, struct vf_fabric **pf,
+			 struct vf_lfts *pt)
+{
+	struct vf_err err = { "" };
+
+	if (!c->prev_topo != !c->prev_lfts)
+		return bad_usage("%s", "--previous-topo and --previous go "
+				 "together");
+	if (!c->prev_topo)
+		return 0;
+	*pf = vf_netfile_load(c->prev_topo, c->lmc, &err);
+	if (*pf && vf_lftdump_load(c->prev_lfts, *pf, pt, &err)) {
+		vf_fabric_destroy(*pf);
+		*pf = NULL;
+	}
+	if (!*pf) {
+		fprintf(stderr, "vfabric: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int cmd_route(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	const struct vf_engine *e;
 	struct vf_route_opts opts;
-	struct vf_lfts t = { 0 };
-	struct vf_fabric *f;
+	struct vf_lfts t = { 0 }, pt = { 0 };
+	struct vf_fabric *f, *pf = NULL;
+	struct vf_previous prev;
 	struct timespec t0, t1;
 	int rc = parse_args(argc, argv, &c);
 
+	if (!rc)
+		rc = load_previous(&c, &pf, &pt);
 	if (rc) {
 		cli_free(&c);
 		return rc;
@@ -302,13 +341,19 @@ static int cmd_route(int argc, char **argv)
 	opts.route_last.count = c.route_last.count;
 	opts.routing_order = c.groups.routing_order;
 	opts.num_routing_order = c.groups.num_routing_order;
+	if (pf) {
+		prev.fabric = pf;
+		prev.lfts = &pt;
+		opts.previous = &prev;
+	}
 	e = vf_engine_find(c.engine);
-	if (!e)
-		return bad_usage("unknown engine '%s' (see 'vfabric engines')",
-				 c.engine);
-	f = load_topo(&c);
-	if (!f)
-		return EXIT_USAGE;
+	f = e ? load_topo(&c) : NULL;
+	if (!f) {
+		rc = e ? EXIT_USAGE :
+			 bad_usage("unknown engine '%s' (see 'vfabric engines')",
+				   c.engine);
+		goto out_free;
+	}
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!rc)
@@ -333,6 +378,8 @@ static int cmd_route(int argc, char **argv)
 out_free:
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);
+	vf_lfts_free(&pt);
+	vf_fabric_destroy(pf);
 	cli_free(&c);
 	return rc;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """A spine link goes down while OpenSM runs with the plugin: OpenSM gets
-the trap, our engine reroutes, nothing routes over the dead link, and
-every pair stays reachable.  Then the link comes back and the fabric is
-balanced over it again."""
+the trap, our engine reroutes only what crossed the link (route_stability),
+nothing routes over the dead link, and every pair stays reachable.  Then
+the link comes back and the fabric is balanced over it again, exactly as
+before.  Then a host leaves and returns: only its own entries change."""
 
 import os
 
@@ -17,6 +18,45 @@ LEAVES, SPINES, HOSTS = 6, 3, 4
 def uses_port(tables, guid, port):
     """LIDs that switch `guid` routes out of `port`."""
     return [lid for lid, p in tables.get(guid, {}).items() if p == port]
+
+
+def changed(a, b):
+    """(switch guid, lid) entries that differ between two LFT sets."""
+    return {(g, lid) for g in set(a) | set(b)
+            for lid in set(a.get(g, {})) | set(b.get(g, {}))
+            if a.get(g, {}).get(lid) != b.get(g, {}).get(lid)}
+
+
+def lid_of(topo_path, node_guid):
+    """A CA's LID (LMC 0) from ibnetdiscover output."""
+    with open(topo_path) as fh:
+        nodes = vfsim.parse_ibnetdiscover(fh.read())
+    return nodes.get(node_guid, {}).get("lid")
+
+
+def host_churn(tap, sim, fab):
+    """A host leaves and comes back (keeping its LID, from OpenSM's
+    guid2lid cache): with route_stability only its own entries change,
+    each time."""
+    host = fab.nodes["cn0005"]
+    topo = sim.discover(os.path.join(sim.workdir, "churn.net"))
+    base = vftest.parse_lfts(sim.dump_lfts())
+    mine = {lid_of(topo, host.guid)}
+    tap.ok(None not in mine, "the host's LID is known", str(mine))
+    sim.console('Unlink "cn0005"[1]')
+    sim.wait_resweep()
+    gone = vftest.parse_lfts(sim.dump_lfts())
+    diff = changed(base, gone)
+    tap.ok(diff and all(lid in mine for _, lid in diff),
+           f"host leaves: only its own entries change ({len(diff)})",
+           str(sorted(diff)[:8]))
+    sim.console('ReLink "cn0005"[1]')
+    sim.wait_resweep()
+    back = vftest.parse_lfts(sim.dump_lfts())
+    diff = changed(gone, back)
+    tap.ok(diff and all(lid in mine for _, lid in diff),
+           f"host returns: only its own entries change ({len(diff)})",
+           str(sorted(diff)[:8]))
 
 
 def main():
@@ -34,7 +74,9 @@ def main():
         sim.start_opensm(conf_lines=vftest.plugin_conf(),
                          plugin_dir=vftest.PLUGIN_DIR)
         sim.wait_subnet_up()
-        before = vftest.parse_lfts(sim.dump_lfts())
+        sim.discover(os.path.join(sim.workdir, "before.net"))
+        before = vftest.parse_lfts(sim.dump_lfts(
+            os.path.join(sim.workdir, "before.dump")))
         tap.ok(len(uses_port(before, leaf.guid, port)) > 0,
                f"before: L001 routes LIDs over port {port} (to S001)")
 
@@ -45,7 +87,12 @@ def main():
         log = sim.log_text(since)
         tap.ok("vfabric: shortestpath routed" in log,
                "after unlink: our engine ran again")
-        rep = vftest.verify_fabric(tap, sim, "unlinked")
+        # route_stability: the switches keep every route the failure did
+        # not touch; offline, the same needs the routing before it
+        rep = vftest.verify_fabric(
+            tap, sim, "unlinked", offline=[
+                "--previous-topo", os.path.join(sim.workdir, "before.net"),
+                "--previous", os.path.join(sim.workdir, "before.dump")])
         after = vftest.parse_lfts(os.path.join(sim.workdir,
                                                "unlinked.dump_fts"))
         tap.ok(not uses_port(after, leaf.guid, port),
@@ -66,6 +113,7 @@ def main():
                "after relink: the tables are the same as before the fault "
                "(routing depends only on the fabric)",
                "\n".join(vftest.diff_lfts(before, again)))
+        host_churn(tap, sim, fab)
         sim.stop_opensm()
     vfsim.shutil.rmtree(gen_dir, ignore_errors=True)
     tap.done()
