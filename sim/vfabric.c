@@ -172,9 +172,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'j': c->json = true; break;
 		case 's': c->summary = true; break;
 		case 'S': c->no_spine_first = true; break;
-		case 'C':
 		case 'P': c->prev_topo = optarg; break;
 		case 'p': c->prev_lfts = optarg; break;
+		case 'C':
 		case 'R':
 			if (vf_options_parse_guids(optarg, ch == 'C' ?
 						   &c->core_switches :

@@ -34,6 +34,14 @@ def usage(tap):
     res = vftest.vfabric("route", "--topo", "x.net", "--engine", "nope")
     tap.ok(res.returncode == 2 and "unknown engine 'nope'" in res.stderr,
            "an unknown engine is named", res.stderr)
+    res = vftest.vfabric("route", "--topo", "x.net", "--previous", "d")
+    tap.ok(res.returncode == 2 and "--previous-topo and --previous go "
+           "together" in res.stderr, "--previous alone is refused",
+           res.stderr)
+    res = vftest.vfabric("route", "--topo", "x.net", "--core-switches",
+                         "0x10,oops")
+    tap.ok(res.returncode == 2 and "--core-switches takes GUIDs" in
+           res.stderr, "a bad core switch list is refused", res.stderr)
     res = vftest.vfabric("engines")
     tap.ok(res.returncode == 0 and res.stdout.startswith("shortestpath"),
            "engines lists shortestpath")
@@ -63,6 +71,29 @@ def bad_files(tap, tmp):
                                              res.stderr),
            "an LFT dump naming an unknown switch is reported as file:line",
            res.stderr)
+
+
+def options_apply(tap, tmp):
+    """Each routing option changes what it should, and only that."""
+    net = os.path.join(tmp, "grp.net")
+    fab = topogen.fattree2(leaves=4, spines=2, hosts=3)
+    fab.write(net)
+    spines = ",".join(hex(n.guid) for n in fab.switches()
+                      if n.id.startswith("S"))
+    plain = os.path.join(tmp, "plain.dump")
+    cored = os.path.join(tmp, "cored.dump")
+    vftest.vfabric("route", "--engine", "fattree", "--topo", net, "-o",
+                   plain, check=True)
+    res = vftest.vfabric("route", "--engine", "fattree", "--topo", net,
+                         "-o", cored, "--core-switches", spines)
+    tap.ok(res.returncode == 0 and open(plain).read() == open(cored).read(),
+           "--core-switches naming the spines gives the same tiers as the "
+           "end nodes do", res.stderr)
+    res = vftest.vfabric("route", "--engine", "fattree", "--topo", net,
+                         "-o", cored, "--previous-topo", net, "--previous",
+                         plain)
+    tap.ok(res.returncode == 0 and open(plain).read() == open(cored).read(),
+           "--previous on an unchanged fabric keeps every entry", res.stderr)
 
 
 def plant_loop(dump, spine_guid, leaf_guid, lid, spine_port, leaf_port):
@@ -163,6 +194,7 @@ def main():
         usage(tap)
         bad_files(tap, tmp)
         round_trip(tap, tmp)
+        options_apply(tap, tmp)
         torus_loops(tap, tmp)
     missing_opensm(tap)
     tap.done()
