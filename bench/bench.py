@@ -112,9 +112,10 @@ def run_one(args, net, engine, lmc):
 def run_once(args, net, engine, lmc):
     """Route `net` with `engine` in ibsim once; return a result dict."""
     # the plugin's own route check is not routing work: off, so that
-    # "route ms" compares the engines alone
+    # "route ms" compares the engines alone; loop_fallback off so that
+    # our engines' tables are measured even where they loop (tori)
     conf = ["event_plugin_name vfabric", f"routing_engine {engine}",
-            "event_plugin_options check_routes=off",
+            "event_plugin_options check_routes=off loop_fallback=off",
             "log_flags 0x07", "sweep_interval 0", f"lmc {lmc}"]
     res = {"engine": engine}
     with vfsim.Sim(net, f"bench-{engine}") as sim:

@@ -44,24 +44,15 @@
 #include "devgroup.h"
 #include "engine.h"
 #include "log.h"
-
-#define DIST_INF UINT16_MAX
-
-struct sp_hop {
-	uint32_t port;		/* port index of the egress port */
-	uint32_t next_sw;	/* switch number at the far end */
-	unsigned rate;		/* link rate, 100 Mb/s units */
-	uint8_t num;		/* egress port number */
-	bool spine;		/* SpineFirstRouting: to our own chassis */
-};
+#include "swgraph.h"
 
 struct sp_ctx {
 	struct vf_sticky sticky;	/* the previous routing, if any */
 	const struct vf_fabric *f;
 	uint32_t nsw;
 	bool spine_first;	/* opts->spine_first */
-	struct sp_hop *hops;	/* usable inter-switch hops, grouped by switch */
-	uint32_t *hop_start;	/* [nsw + 1]: hops of switch s */
+	struct vf_swgraph g;	/* usable inter-switch hops, by switch */
+	bool *spine;		/* [hop]: SpineFirstRouting, to our chassis */
 	uint16_t *dist;		/* [dst_sw * nsw + sw]: switch hops */
 	uint32_t *order;	/* switches, edge switches first */
 	uint32_t *lids_routed;	/* per port index: CA LIDs routed out of it */
@@ -77,16 +68,6 @@ struct sp_ctx {
 /* Above this the masks are not kept and rounds are skipped (logged). */
 #define SP_MASK_MEMORY_MAX (512ull << 20)
 
-/* The switch behind port index p's link, or VF_NONE. */
-static uint32_t peer_switch(const struct vf_fabric *f, const struct vf_port *p)
-{
-	const struct vf_port *peer = vf_usable_peer(f, p);
-
-	if (!peer || !vf_is_switch(&f->nodes[peer->node]))
-		return VF_NONE;
-	return f->nodes[peer->node].sw;
-}
-
 /*
  * Node a and switch number sw are chips of one director chassis.
  * SystemImageGUID 0 means "not given" (a net file without sysimgguid=,
@@ -99,39 +80,28 @@ static bool same_chassis(const struct vf_fabric *f, const struct vf_node *a,
 	       a->sysimg_guid == f->nodes[f->switches[sw]].sysimg_guid;
 }
 
+/* Does hop go to a chip of our own chassis (SpineFirstRouting)? */
+static bool spine_hop(const struct sp_ctx *c, const struct vf_hop *hop)
+{
+	return c->spine[hop - c->g.hops];
+}
+
 static int build_hops(struct sp_ctx *c)
 {
 	const struct vf_fabric *f = c->f;
-	uint32_t n = 0, spines;
+	uint32_t spines = 0;
 
-	c->hop_start = calloc(c->nsw + 1, sizeof(*c->hop_start));
-	if (!c->hop_start)
+	if (vf_swgraph_init(&c->g, f))
 		return -ENOMEM;
-	for (uint32_t s = 0; s < c->nsw; s++) {
+	c->spine = calloc(c->g.hop_start[c->nsw] ? c->g.hop_start[c->nsw] : 1,
+			  sizeof(*c->spine));
+	if (!c->spine)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < c->nsw && c->spine_first; s++) {
 		const struct vf_node *node = &f->nodes[f->switches[s]];
 
-		for (unsigned i = 1; i <= node->num_ports; i++)
-			n += peer_switch(f, vf_node_port(f, node, i)) != VF_NONE;
-	}
-	c->hops = calloc(n ? n : 1, sizeof(*c->hops));
-	if (!c->hops)
-		return -ENOMEM;
-	n = 0;
-	spines = 0;
-	for (uint32_t s = 0; s < c->nsw; s++) {
-		const struct vf_node *node = &f->nodes[f->switches[s]];
-
-		c->hop_start[s] = n;
-		for (unsigned i = 1; i <= node->num_ports; i++) {
-			const struct vf_port *p = vf_node_port(f, node, i);
-			uint32_t next = peer_switch(f, p);
-
-			if (next == VF_NONE)
-				continue;
-			c->hops[n].port = node->first_port + i;
-			c->hops[n].next_sw = next;
-			c->hops[n].rate = vf_port_rate(p);
-			c->hops[n].num = i;
+		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
+		     h++) {
 			/*
 			 * The FM's test: the neighbour shares our
 			 * SystemImageGUID.  The internal neighbours of a
@@ -139,13 +109,10 @@ static int build_hops(struct sp_ctx *c)
 			 * chip links only to leaf chips of its chassis, so
 			 * all its candidates pass and nothing changes there.
 			 */
-			c->hops[n].spine = c->spine_first &&
-					   same_chassis(f, node, next);
-			spines += c->hops[n].spine;
-			n++;
+			c->spine[h] = same_chassis(f, node, c->g.hops[h].next_sw);
+			spines += c->spine[h];
 		}
 	}
-	c->hop_start[c->nsw] = n;
 	if (spines)
 		vf_log(VF_LOG_DEBUG,
 		       "shortestpath: SpineFirstRouting: %u links between chips of a chassis (counted from both ends)",
@@ -160,46 +127,12 @@ static int build_distances(struct sp_ctx *c)
 
 	c->dist = malloc((size_t)nsw * nsw * sizeof(*c->dist));
 	queue = malloc((nsw ? nsw : 1) * sizeof(*queue));
-	if (!c->dist || !queue) {
-		free(queue);
-		return -ENOMEM;
-	}
-	for (uint32_t d = 0; d < nsw; d++) {
-		uint16_t *dist = c->dist + (size_t)d * nsw;
-		uint32_t head = 0, tail = 0;
-
-		for (uint32_t s = 0; s < nsw; s++)
-			dist[s] = DIST_INF;
-		dist[d] = 0;
-		queue[tail++] = d;
-		while (head < tail) {
-			uint32_t s = queue[head++];
-
-			for (uint32_t h = c->hop_start[s];
-			     h < c->hop_start[s + 1]; h++) {
-				uint32_t n = c->hops[h].next_sw;
-
-				if (dist[n] != DIST_INF)
-					continue;
-				dist[n] = dist[s] + 1;
-				queue[tail++] = n;
-			}
-		}
-	}
+	if (c->dist && queue)
+		for (uint32_t d = 0; d < nsw; d++)
+			vf_swgraph_bfs(&c->g, d, c->dist + (size_t)d * nsw,
+				       queue);
 	free(queue);
-	return 0;
-}
-
-static bool has_end_node(const struct vf_fabric *f, const struct vf_node *sw)
-{
-	for (unsigned i = 1; i <= sw->num_ports; i++) {
-		const struct vf_port *peer =
-			vf_usable_peer(f, vf_node_port(f, sw, i));
-
-		if (peer && !vf_is_switch(&f->nodes[peer->node]))
-			return true;
-	}
-	return false;
+	return c->dist ? 0 : -ENOMEM;
 }
 
 static int cmp_switch_guid(const void *a, const void *b, void *fabric)
@@ -227,8 +160,7 @@ static int build_order(struct sp_ctx *c)
 		uint32_t first = k;
 
 		for (uint32_t s = 0; s < c->nsw; s++) {
-			bool edge = has_end_node(c->f,
-						 &c->f->nodes[c->f->switches[s]]);
+			bool edge = vf_has_end_node(c->f, s);
 
 			if (edge == (pass == 0))
 				c->order[k++] = s;
@@ -240,7 +172,7 @@ static int build_order(struct sp_ctx *c)
 }
 
 static bool on_shortest_path(const uint16_t *dist, uint32_t s,
-			     const struct sp_hop *hop)
+			     const struct vf_hop *hop)
 {
 	return dist[hop->next_sw] + 1 == dist[s];
 }
@@ -272,15 +204,15 @@ static void candidates(const struct sp_ctx *c, uint32_t s, uint32_t d,
 	unsigned top = 0;
 	bool spine = false;
 
-	if (s == d || dist[s] == DIST_INF)
+	if (s == d || dist[s] == VF_DIST_INF)
 		return;
-	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
-		const struct sp_hop *hop = &c->hops[h];
-		uint32_t i = h - c->hop_start[s];
+	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
+		const struct vf_hop *hop = &c->g.hops[h];
+		uint32_t i = h - c->g.hop_start[s];
 
-		if (!on_shortest_path(dist, s, hop) || (spine && !hop->spine))
+		if (!on_shortest_path(dist, s, hop) || (spine && !spine_hop(c, hop)))
 			continue;
-		if (hop->spine && !spine) {
+		if (spine_hop(c, hop) && !spine) {
 			/* the first spine hop outranks all seen before */
 			spine = true;
 			top = 0;
@@ -301,8 +233,8 @@ static int build_candidates(struct sp_ctx *c)
 	size_t n;
 
 	for (uint32_t s = 0; s < c->nsw; s++)
-		if (c->hop_start[s + 1] - c->hop_start[s] > most)
-			most = c->hop_start[s + 1] - c->hop_start[s];
+		if (c->g.hop_start[s + 1] - c->g.hop_start[s] > most)
+			most = c->g.hop_start[s + 1] - c->g.hop_start[s];
 	c->mask_words = (most + 63) / 64;
 	n = (size_t)c->nsw * c->nsw * c->mask_words;
 	if (n * 2 * sizeof(uint64_t) > SP_MASK_MEMORY_MAX) {
@@ -324,8 +256,8 @@ static int build_candidates(struct sp_ctx *c)
 static void ctx_free(struct sp_ctx *c)
 {
 	vf_sticky_free(&c->sticky);
-	free(c->hops);
-	free(c->hop_start);
+	vf_swgraph_free(&c->g);
+	free(c->spine);
 	free(c->dist);
 	free(c->order);
 	free(c->lids_routed);
@@ -409,7 +341,7 @@ enum sp_spread_level {
  * from at this level?  A chassis is a SystemImageGUID.
  */
 static bool spread_uses(const struct sp_ctx *c, const struct sp_spread *sp,
-			uint32_t s, const struct sp_hop *h,
+			uint32_t s, const struct vf_hop *h,
 			enum sp_spread_level level)
 {
 	const struct vf_fabric *f = c->f;
@@ -417,7 +349,7 @@ static bool spread_uses(const struct sp_ctx *c, const struct sp_spread *sp,
 	uint64_t sysimg = f->nodes[f->switches[h->next_sw]].sysimg_guid;
 
 	for (unsigned k = 0; k < sp->count; k++) {
-		uint32_t next = peer_switch(f, &f->ports[used[k]]);
+		uint32_t next = vf_peer_switch(f, &f->ports[used[k]]);
 
 		if (level == SPREAD_PORT ? used[k] == h->port :
 		    level == SPREAD_CHIP ? next == h->next_sw :
@@ -435,7 +367,7 @@ static bool spread_uses(const struct sp_ctx *c, const struct sp_spread *sp,
  * not all take the lowest-numbered of equally loaded ports.
  */
 static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
-		   uint32_t s, const struct sp_hop *a, const struct sp_hop *b)
+		   uint32_t s, const struct vf_hop *a, const struct vf_hop *b)
 {
 	/* with LMC 0 every LID is a base LID: the totals below suffice */
 	if (sp && !sp->count) {
@@ -465,35 +397,35 @@ static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
 }
 
 /* choose() without masks: scan every hop (fabrics too big for them). */
-static const struct sp_hop *choose_unmasked(const struct sp_ctx *c,
+static const struct vf_hop *choose_unmasked(const struct sp_ctx *c,
 					    const struct sp_spread *sp,
 					    uint32_t s, uint32_t dst_sw)
 {
 	const uint16_t *dist = c->dist + (size_t)dst_sw * c->nsw;
-	const struct sp_hop *best = NULL;
+	const struct vf_hop *best = NULL;
 	unsigned top = 0;
 	bool spine = false;
 
-	if (s == dst_sw || dist[s] == DIST_INF)
+	if (s == dst_sw || dist[s] == VF_DIST_INF)
 		return NULL;
 	/* the candidates() rule: spine hops first, then the fastest */
-	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
-		const struct sp_hop *hop = &c->hops[h];
+	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
+		const struct vf_hop *hop = &c->g.hops[h];
 
-		if (!on_shortest_path(dist, s, hop) || (spine && !hop->spine))
+		if (!on_shortest_path(dist, s, hop) || (spine && !spine_hop(c, hop)))
 			continue;
-		if (hop->spine && !spine) {
+		if (spine_hop(c, hop) && !spine) {
 			spine = true;
 			top = hop->rate;
 		} else if (hop->rate > top) {
 			top = hop->rate;
 		}
 	}
-	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
-		const struct sp_hop *hop = &c->hops[h];
+	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
+		const struct vf_hop *hop = &c->g.hops[h];
 
 		if (!on_shortest_path(dist, s, hop) || hop->rate != top ||
-		    (spine && !hop->spine))
+		    (spine && !spine_hop(c, hop)))
 			continue;
 		if (!best || better(c, sp, s, hop, best))
 			best = hop;
@@ -515,11 +447,11 @@ static const struct sp_hop *choose_unmasked(const struct sp_ctx *c,
  * and must not use up the base LIDs' rounds, or the base LIDs of one
  * destination switch's hosts would again bunch on a few ports.
  */
-static const struct sp_hop *choose(const struct sp_ctx *c,
+static const struct vf_hop *choose(const struct sp_ctx *c,
 				   const struct sp_spread *sp, uint32_t s,
 				   uint32_t dst_sw)
 {
-	const struct sp_hop *first = &c->hops[c->hop_start[s]], *best = NULL;
+	const struct vf_hop *first = &c->g.hops[c->g.hop_start[s]], *best = NULL;
 	const uint64_t *cand;
 	uint64_t *round, open = 0, none[VF_MAX_PORTS / 64 + 1] = { 0 };
 
@@ -534,7 +466,7 @@ static const struct sp_hop *choose(const struct sp_ctx *c,
 			round[w] &= ~cand[w];
 	for (unsigned w = 0; w < c->mask_words; w++) {
 		for (uint64_t m = cand[w] & ~round[w]; m; m &= m - 1) {
-			const struct sp_hop *hop =
+			const struct vf_hop *hop =
 				first + w * 64 + __builtin_ctzll(m);
 
 			if (!best || better(c, sp, s, hop, best))
@@ -546,9 +478,9 @@ static const struct sp_hop *choose(const struct sp_ctx *c,
 
 /* Mark hop as used in the current round from s toward dst_sw. */
 static void use_in_round(struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
-			 const struct sp_hop *hop)
+			 const struct vf_hop *hop)
 {
-	uint32_t i = hop - &c->hops[c->hop_start[s]];
+	uint32_t i = hop - &c->g.hops[c->g.hop_start[s]];
 
 	if (c->round)
 		pair_mask(c, c->round, s, dst_sw)[i / 64] |= 1ull << (i % 64);
@@ -559,7 +491,7 @@ static void use_in_round(struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
  * today's candidates toward dst_sw (then keeping it is as correct as any
  * new choice); else NULL.  Needs the candidate masks.
  */
-static const struct sp_hop *kept_hop(const struct sp_ctx *c, uint32_t s,
+static const struct vf_hop *kept_hop(const struct sp_ctx *c, uint32_t s,
 				     uint32_t dst_sw, unsigned lid)
 {
 	uint8_t port = vf_sticky_port(&c->sticky, s, lid);
@@ -568,12 +500,12 @@ static const struct sp_hop *kept_hop(const struct sp_ctx *c, uint32_t s,
 	if (port == VF_NO_PORT || !c->cand)
 		return NULL;
 	cand = pair_mask(c, c->cand, s, dst_sw);
-	for (uint32_t h = c->hop_start[s]; h < c->hop_start[s + 1]; h++) {
-		uint32_t i = h - c->hop_start[s];
+	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
+		uint32_t i = h - c->g.hop_start[s];
 
-		if (c->hops[h].num == port)
+		if (c->g.hops[h].num == port)
 			return cand[i / 64] & (1ull << (i % 64)) ?
-			       &c->hops[h] : NULL;
+			       &c->g.hops[h] : NULL;
 	}
 	return NULL;
 }
@@ -584,7 +516,7 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 {
 	for (uint32_t k = 0; k < c->nsw; k++) {
 		uint32_t s = c->order[k];
-		const struct sp_hop *hop;
+		const struct vf_hop *hop;
 		uint8_t *row = vf_lft_row(t, s);
 
 		if (s == dst_sw) {
