@@ -63,6 +63,9 @@ struct ft_ctx {
 	uint32_t *group;	/* candidate hop indices of one switch */
 	uint32_t *base_routed;	/* [num_ports] base LIDs routed out of it */
 	uint32_t *alt_routed;	/* [num_ports] other LIDs (LMC > 0) */
+	uint64_t *flow;		/* [num_ports] all-to-all routes, edge choices */
+	uint32_t *hosts;	/* [nsw] end nodes attached */
+	bool degraded;		/* a tier's switches differ in up/down links */
 	uint32_t *up_end;	/* [nsw] hops [start, up_end) go up */
 	uint16_t *full_up;	/* [nsw] fastest up hops: a complete group */
 	uint16_t *full_down;	/* [nsw] fastest down hops */
@@ -369,6 +372,25 @@ static int cmp_dir(const void *pa, const void *pb, void *ctx)
 	return cmp_hop(pa, pb, (void *)c->f);
 }
 
+/*
+ * A full tree gives all switches of a tier the same number of uplinks and
+ * of downlinks; a missing cable does not.  There the rotation's alignment
+ * is lost anyway, and edge switches balance by flow instead.
+ */
+static bool is_degraded(const struct ft_ctx *c)
+{
+	for (uint32_t i = 1; i < c->nsw; i++) {
+		uint32_t a = c->by_level[i - 1], b = c->by_level[i];
+
+		if (c->level[a] != c->level[b] || c->level[a] == VF_DIST_INF)
+			continue;
+		if (c->full_up[a] != c->full_up[b] ||
+		    c->full_down[a] != c->full_down[b])
+			return true;
+	}
+	return false;
+}
+
 static void split_directions(struct ft_ctx *c)
 {
 	for (uint32_t s = 0; s < c->nsw; s++) {
@@ -491,6 +513,71 @@ static int kept_index(const struct ft_ctx *c, uint32_t s, unsigned n,
 	return -1;
 }
 
+/* The one hop from x straight down to edge switch e, or NULL. */
+static const struct vf_hop *down_to(const struct ft_ctx *c, uint32_t x,
+				    uint32_t e)
+{
+	const struct vf_hop *found = NULL;
+
+	for (uint32_t h = c->up_end[x]; h < c->g.hop_start[x + 1]; h++) {
+		if (c->g.hops[h].next_sw != e)
+			continue;
+		if (found)
+			return NULL;	/* a trunk: its own choice, not ours */
+		found = &c->g.hops[h];
+	}
+	return found;
+}
+
+/*
+ * The all-to-all routes a choice at edge switch s adds to the links it
+ * decides: its uplink, and the next switch's link down to e when that is
+ * the only way.
+ */
+static uint64_t path_flow(const struct ft_ctx *c, const struct vf_hop *h,
+			  uint32_t e)
+{
+	const struct vf_hop *d = down_to(c, h->next_sw, e);
+	uint64_t up = c->flow[h->port];
+
+	return d && c->flow[d->port] > up ? c->flow[d->port] : up;
+}
+
+static void add_flow(struct ft_ctx *c, uint32_t s, const struct vf_hop *h,
+		     uint32_t e)
+{
+	const struct vf_hop *d = down_to(c, h->next_sw, e);
+
+	c->flow[h->port] += c->hosts[s];
+	if (d)
+		c->flow[d->port] += c->hosts[s];
+}
+
+/*
+ * An edge switch in a degraded tree, or whose candidates toward e are only
+ * part of its uplinks: the candidate whose path is least loaded by
+ * all-to-all routes so far, ties in the rotation's order.  Counting
+ * routes on the links themselves, not LIDs per port, is what keeps the
+ * remaining downlinks into a degraded leaf even.
+ */
+static unsigned pick_by_flow(const struct ft_ctx *c, unsigned n, uint32_t e,
+			     uint32_t r, unsigned offset)
+{
+	unsigned pref = (r + offset) % n, best = pref;
+	uint64_t best_cost = path_flow(c, &c->g.hops[c->group[pref]], e);
+
+	for (unsigned j = 1; j < n; j++) {
+		unsigned idx = (pref + j) % n;
+		uint64_t cost = path_flow(c, &c->g.hops[c->group[idx]], e);
+
+		if (cost < best_cost) {
+			best = idx;
+			best_cost = cost;
+		}
+	}
+	return best;
+}
+
 /* Route, at switch s, every destination port behind edge switch e. */
 static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			 uint32_t e)
@@ -515,13 +602,17 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 		const struct ft_dest *dst = &c->dests[d];
 		int kept = sticky ? kept_index(c, s, n, dst->base_lid) : -1;
 
-		if (!d)
+		if (c->edge[s] && (c->degraded || n != full))
+			base = pick_by_flow(c, n, e, dst->rank, offset);
+		else if (!d)
 			base = n == full ? (dst->rank + offset) % n :
 					   pick_base(c, n, dst->rank, offset);
 		else
 			base = (base + 1) % n;
 		if (kept >= 0)
 			base = kept;
+		if (c->edge[s])
+			add_flow(c, s, &c->g.hops[c->group[base]], e);
 		c->base_routed[c->g.hops[c->group[base]].port]++;
 		chosen[0] = base;
 		row[dst->base_lid] = c->g.hops[c->group[base]].num;
@@ -599,7 +690,14 @@ static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 
 	collect_dests(c, t, e);
 	distances_to(c, e);
-	for (uint32_t s = 0; s < c->nsw; s++) {
+	/*
+	 * In tier order, not model order: flow-based choices depend on the
+	 * switches before, and the model's order is how OpenSM or a file
+	 * happened to list them.
+	 */
+	for (uint32_t i = 0; i < c->nsw; i++) {
+		uint32_t s = c->by_level[i];
+
 		if (c->ud[s] != VF_DIST_INF) {
 			route_switch(c, t, s, e);
 			continue;
@@ -685,6 +783,8 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->group);
 	free(c->base_routed);
 	free(c->alt_routed);
+	free(c->flow);
+	free(c->hosts);
 	free(c->up_end);
 	free(c->full_up);
 	free(c->full_down);
@@ -722,6 +822,8 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 				sizeof(*c->base_routed));
 	c->alt_routed = calloc(f->num_ports ? f->num_ports : 1,
 			       sizeof(*c->alt_routed));
+	c->flow = calloc(f->num_ports ? f->num_ports : 1, sizeof(*c->flow));
+	c->hosts = calloc(n, sizeof(*c->hosts));
 	c->up_end = malloc(n * sizeof(*c->up_end));
 	c->dests = malloc(VF_MAX_PORTS * sizeof(*c->dests));
 	c->full_up = malloc(n * sizeof(*c->full_up));
@@ -729,16 +831,28 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	if (!c->level || !c->pos || !c->by_level || !c->edges || !c->rank ||
 	    !c->down || !c->ud || !c->any || !c->edge ||
 	    !c->queue || !c->group || !c->base_routed || !c->alt_routed ||
+	    !c->flow || !c->hosts ||
 	    !c->up_end ||
 	    !c->full_up || !c->full_down || !c->dests)
 		return -ENOMEM;
-	for (uint32_t s = 0; s < c->nsw; s++)
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		const struct vf_node *sw = &f->nodes[f->switches[s]];
+
 		c->edge[s] = vf_has_end_node(f, s);
+		for (unsigned i = 1; i <= sw->num_ports; i++) {
+			const struct vf_port *peer =
+				vf_usable_peer(f, vf_node_port(f, sw, i));
+
+			c->hosts[s] += peer &&
+				       !vf_is_switch(&f->nodes[peer->node]);
+		}
+	}
 	if (vf_sticky_init(&c->sticky, f, opts->previous))
 		return -ENOMEM;
 	assign_levels(c);
 	split_directions(c);
 	order_tiers(c);
+	c->degraded = is_degraded(c);
 	rank_ports(c);
 	return 0;
 }
