@@ -554,9 +554,8 @@ static void add_flow(struct ft_ctx *c, uint32_t s, const struct vf_hop *h,
 }
 
 /*
- * An edge switch in a degraded tree, or whose candidates toward e are only
- * part of its uplinks: the candidate whose path is least loaded by
- * all-to-all routes so far, ties in the rotation's order.  Counting
+ * An edge switch in a degraded tree: the candidate whose path is least
+ * loaded by all-to-all routes so far, ties in the rotation's order.  Counting
  * routes on the links themselves, not LIDs per port, is what keeps the
  * remaining downlinks into a degraded leaf even.
  */
@@ -602,7 +601,7 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 		const struct ft_dest *dst = &c->dests[d];
 		int kept = sticky ? kept_index(c, s, n, dst->base_lid) : -1;
 
-		if (c->edge[s] && (c->degraded || n != full))
+		if (c->edge[s] && c->degraded)
 			base = pick_by_flow(c, n, e, dst->rank, offset);
 		else if (!d)
 			base = n == full ? (dst->rank + offset) % n :
@@ -611,7 +610,8 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			base = (base + 1) % n;
 		if (kept >= 0)
 			base = kept;
-		if (c->edge[s])
+		/* flow is only needed, and only paid for, on degraded trees */
+		if (c->edge[s] && c->degraded)
 			add_flow(c, s, &c->g.hops[c->group[base]], e);
 		c->base_routed[c->g.hops[c->group[base]].port]++;
 		chosen[0] = base;

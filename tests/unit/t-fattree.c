@@ -475,6 +475,40 @@ static void test_order_independent(void)
 	vf_fabric_destroy(b);
 }
 
+/*
+ * LMC 1..3 on a tree with 4 spines: at every leaf, a remote port's LIDs
+ * leave by min(2^LMC, 4) distinct uplinks, for both engines.
+ */
+static void test_lmc_diversity(void)
+{
+	static const char *const engines[] = { "fattree", "shortestpath" };
+
+	for (unsigned lmc = 1; lmc <= 3; lmc++) {
+		struct vf_fabric *f = tree2(4, 4, 2, lmc, false);
+		unsigned want = (1u << lmc) < 4 ? 1u << lmc : 4;
+
+		for (unsigned e = 0; e < 2; e++) {
+			const struct vf_engine *eng = vf_engine_find(engines[e]);
+			struct vf_route_opts o;
+			struct vf_route_report r;
+			struct vf_lfts t;
+			char msg[96];
+
+			vf_route_opts_default(&o);
+			vf_lfts_init(&t, f->num_switches, f->max_lid);
+			snprintf(msg, sizeof(msg),
+				 "%s LMC %u: every remote port over %u uplinks",
+				 engines[e], lmc, want);
+			OK(!eng->route(f, &o, &t) && !vf_route_check(f, &t, &r) &&
+			   r.lmc_pairs && r.lmc_distinct_sum ==
+			   (uint64_t)want * r.lmc_pairs && !r.ca_unreachable,
+			   msg);
+			vf_lfts_free(&t);
+		}
+		vf_fabric_destroy(f);
+	}
+}
+
 int main(void)
 {
 	vf_log_set_sink(quiet, last_warning);
@@ -488,6 +522,7 @@ int main(void)
 	test_fallback();
 	test_lmc_chassis();
 	test_order_independent();
+	test_lmc_diversity();
 	vf_log_set_sink(NULL, NULL);
 	return tap_done();
 }
