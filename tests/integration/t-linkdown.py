@@ -4,7 +4,8 @@
 the trap, our engine reroutes only what crossed the link (route_stability),
 nothing routes over the dead link, and every pair stays reachable.  Then
 the link comes back and the fabric is balanced over it again, exactly as
-before.  Then a host leaves and returns: only its own entries change."""
+before.  Then a host leaves and returns: only its own entries change.
+Both engines, shortestpath and fattree."""
 
 import os
 
@@ -59,19 +60,14 @@ def host_churn(tap, sim, fab):
            str(sorted(diff)[:8]))
 
 
-def main():
-    tap = vfsim.Tap()
-    vftest.start(tap)
-    gen_dir = vfsim.tempfile.mkdtemp(prefix="vf-linkdown-")
-    net = os.path.join(gen_dir, "ft.net")
-    fab = topogen.fattree2(leaves=LEAVES, spines=SPINES, hosts=HOSTS)
-    fab.write(net)
+def scenario(tap, net, fab, engine):
+    """The failure, the repair and the host churn, routed by `engine`."""
     leaf = fab.nodes["L001"]
     # leaf uplinks follow the hosts: port HOSTS+1 goes to S001
     port = HOSTS + 1
-    with vfsim.Sim(net, "linkdown", tap=tap) as sim:
+    with vfsim.Sim(net, f"linkdown-{engine}", tap=tap) as sim:
         sim.start_ibsim()
-        sim.start_opensm(conf_lines=vftest.plugin_conf(),
+        sim.start_opensm(conf_lines=vftest.plugin_conf(engine=engine),
                          plugin_dir=vftest.PLUGIN_DIR)
         sim.wait_subnet_up()
         sim.discover(os.path.join(sim.workdir, "before.net"))
@@ -85,16 +81,16 @@ def main():
         secs = sim.wait_resweep()
         tap.diag(f"rerouted {secs:.2f} s after the unlink")
         log = sim.log_text(since)
-        tap.ok("vfabric: shortestpath routed" in log,
-               "after unlink: our engine ran again")
+        tap.ok(f"vfabric: {engine} routed" in log,
+               f"{engine}: after unlink: our engine ran again")
         # route_stability: the switches keep every route the failure did
         # not touch; offline, the same needs the routing before it
         rep = vftest.verify_fabric(
-            tap, sim, "unlinked", offline=[
+            tap, sim, f"{engine}-unlinked", engine=engine, offline=[
                 "--previous-topo", os.path.join(sim.workdir, "before.net"),
                 "--previous", os.path.join(sim.workdir, "before.dump")])
-        after = vftest.parse_lfts(os.path.join(sim.workdir,
-                                               "unlinked.dump_fts"))
+        after = vftest.parse_lfts(os.path.join(
+            sim.workdir, f"{engine}-unlinked.dump_fts"))
         tap.ok(not uses_port(after, leaf.guid, port),
                f"after unlink: L001 routes nothing over dead port {port}",
                str(uses_port(after, leaf.guid, port)[:10]))
@@ -104,9 +100,9 @@ def main():
 
         sim.console(f'ReLink "L001"[{port}]')
         sim.wait_resweep()
-        vftest.verify_fabric(tap, sim, "relinked")
-        again = vftest.parse_lfts(os.path.join(sim.workdir,
-                                               "relinked.dump_fts"))
+        vftest.verify_fabric(tap, sim, f"{engine}-relinked", engine=engine)
+        again = vftest.parse_lfts(os.path.join(
+            sim.workdir, f"{engine}-relinked.dump_fts"))
         tap.ok(len(uses_port(again, leaf.guid, port)) > 0,
                f"after relink: L001 uses port {port} again")
         tap.ok(again == before,
@@ -115,6 +111,18 @@ def main():
                "\n".join(vftest.diff_lfts(before, again)))
         host_churn(tap, sim, fab)
         sim.stop_opensm()
+
+
+def main():
+    tap = vfsim.Tap()
+    vftest.start(tap)
+    gen_dir = vfsim.tempfile.mkdtemp(prefix="vf-linkdown-")
+    net = os.path.join(gen_dir, "ft.net")
+    fab = topogen.fattree2(leaves=LEAVES, spines=SPINES, hosts=HOSTS)
+    fab.write(net)
+    for engine in ("shortestpath", "fattree"):
+        scenario(tap, net, fab, engine)
+
     vfsim.shutil.rmtree(gen_dir, ignore_errors=True)
     tap.done()
 
