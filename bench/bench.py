@@ -20,6 +20,8 @@ with `vfabric check-routes`.  Reported per run:
                dfsssp and lash separate traffic by VL and may show loops
                their VLs break; they are run here without qos)
   unreach      CA pairs and switch-LID pairs that cannot be reached
+  host churn   host cn0005 leaves and returns: LFT entries of *other*
+               destinations the two reroutes changed (ideal: 0)
   LMC paths    with LMC > 0: distinct egress ports the LIDs of a remote
                port leave a leaf by, on average (the ideal is
                min(2^LMC, uplinks))
@@ -101,16 +103,60 @@ def run_one(args, net, engine, lmc):
     time is the median (the machine is shared and sub-100 ms timings are
     noisy), the rest comes from the last run."""
     times = []
-    for _ in range(args.repeat):
-        res = run_once(args, net, engine, lmc)
+    for i in range(args.repeat):
+        res = run_once(args, net, engine, lmc, churn=i == args.repeat - 1)
         times.append(res["route_ms"])
     known = sorted(t for t in times if t is not None)
     res["route_ms"] = known[len(known) // 2] if known else None
     return res
 
 
-def run_once(args, net, engine, lmc):
-    """Route `net` with `engine` in ibsim once; return a result dict."""
+LFT_LINE = re.compile(r"^(0x[0-9a-f]+)\s+(\d+)\s")
+
+
+def read_lfts(path):
+    """{(switch guid, lid): port} from dump_fts output."""
+    out, guid = {}, None
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("Unicast lids"):
+                guid = re.search(r"guid (0x[0-9a-fA-F]+)", line).group(1)
+                continue
+            m = LFT_LINE.match(line)
+            if m and guid:
+                out[(guid, int(m.group(1), 16))] = int(m.group(2))
+    return out
+
+
+def collateral(a, b, own):
+    """Entries that differ between two LFT sets, other than LIDs in own."""
+    return sum(1 for k in set(a) | set(b)
+               if k[1] not in own and a.get(k) != b.get(k))
+
+
+def host_churn(sim, lmc, host="cn0005"):
+    """A host leaves, then returns: LFT entries of other destinations that
+    each event changed, summed ((-1) when the fabric has no such host)."""
+    nodes = vfsim.parse_ibnetdiscover(open(sim.discover()).read())
+    base = next((n["lid"] for n in nodes.values()
+                 if n["desc"].startswith(host + " ")), None)
+    if base is None:
+        return -1
+    own = set(range(base, base + (1 << lmc)))
+    before = read_lfts(sim.dump_lfts())
+    sim.console(f'Unlink "{host}"[1]')
+    sim.wait_resweep(timeout=600)
+    gone = read_lfts(sim.dump_lfts())
+    sim.console(f'ReLink "{host}"[1]')
+    sim.wait_resweep(timeout=600)
+    back = read_lfts(sim.dump_lfts())
+    return collateral(before, gone, own) + collateral(gone, back, own)
+
+
+def run_once(args, net, engine, lmc, churn=False):
+    """Route `net` with `engine` in ibsim once; return a result dict.
+    With churn, also count the entries a host's departure and return
+    move."""
     # the plugin's own route check is not routing work: off, so that
     # "route ms" compares the engines alone; loop_fallback off so that
     # our engines' tables are measured even where they loop (tori)
@@ -133,6 +179,8 @@ def run_once(args, net, engine, lmc):
                               "--lfts", lfts, "--json"],
                              capture_output=True, text=True)
         res.update(json.loads(out.stdout or "{}"))
+        if churn:
+            res["churn"] = host_churn(sim, lmc)
         sim.stop_opensm()
     return res
 
@@ -152,7 +200,8 @@ def table_rows(name, results):
                     f"{fmt(r.get('load_max_over_avg'), '.2f')} | "
                     f"{'yes' if r.get('credit_loop') else 'no'} | "
                     f"{unreach} | "
-                    f"{fmt(r.get('lmc_paths_avg') if r.get('lmc_pairs') else None, '.2f')} |")
+                    f"{fmt(r.get('lmc_paths_avg') if r.get('lmc_pairs') else None, '.2f')} | "
+                    f"{r.get('churn', 'n/a')} |")
     return rows
 
 
@@ -239,8 +288,8 @@ def main():
         if r:
             ratio_rows.append(r)
     print("| fabric | engine | route ms | up s | max load | max/avg | "
-          "credit loop | unreachable CA/sw | LMC paths |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "credit loop | unreachable CA/sw | LMC paths | host churn |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print()
     print("| fabric | engines | route time ratio | max load ratio | "
