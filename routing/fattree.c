@@ -72,6 +72,8 @@ struct ft_ctx {
 	uint32_t *cand_start;	/* [nsw + 1] into cand_pool, by switch */
 	uint32_t *cand_pool;	/* candidate hop indices */
 	uint64_t *arriving;	/* [nsw] one destination's flow into a switch */
+	uint32_t *down_port;	/* [nsw] port index straight down to the
+				 * current e, VF_NONE (none, or a trunk) */
 	uint32_t *up_end;	/* [nsw] hops [start, up_end) go up */
 	uint16_t *full_up;	/* [nsw] fastest up hops: a complete group */
 	uint16_t *full_down;	/* [nsw] fastest down hops */
@@ -397,6 +399,28 @@ static bool is_degraded(const struct ft_ctx *c)
 	return false;
 }
 
+/*
+ * The flow model costs about destinations x switches x candidates: up to
+ * 20 million destination-switch pairs (thousands of hosts) it takes well
+ * under a second; beyond, the edge rule is used (a degraded 27,648-host
+ * tree took 25 s with the model, 1 s without).
+ */
+#define FT_FLOW_MODEL_MAX 20000000ull
+
+static bool flow_model_affordable(const struct ft_ctx *c)
+{
+	uint64_t dests = 0;
+
+	for (uint32_t i = 0; i < c->f->num_ports; i++)
+		dests += c->rank[i] != VF_NONE;
+	if (dests * c->nsw <= FT_FLOW_MODEL_MAX)
+		return true;
+	vf_log(VF_LOG_INFO,
+	       "fattree: degraded tree of %llu destinations and %u switches: too big for the flow model, balancing at the edges only",
+	       (unsigned long long)dests, c->nsw);
+	return false;
+}
+
 /* The highest tier a switch is on (0 for a single tier). */
 static unsigned top_level(const struct ft_ctx *c)
 {
@@ -530,20 +554,32 @@ static int kept_index(const struct ft_ctx *c, uint32_t s, unsigned n,
 	return -1;
 }
 
-/* The one hop from x straight down to edge switch e, or NULL. */
-static const struct vf_hop *down_to(const struct ft_ctx *c, uint32_t x,
-				    uint32_t e)
+/*
+ * For each switch right above e, its port straight down to e (VF_NONE for
+ * a trunk: that is the switch's own choice); set, and later cleared, by
+ * walking e's uplinks only.
+ */
+static void mark_down_ports(struct ft_ctx *c, uint32_t e, bool set)
 {
-	const struct vf_hop *found = NULL;
+	const struct vf_fabric *f = c->f;
 
-	for (uint32_t h = c->up_end[x]; h < c->g.hop_start[x + 1]; h++) {
-		if (c->g.hops[h].next_sw != e)
-			continue;
-		if (found)
-			return NULL;	/* a trunk: its own choice, not ours */
-		found = &c->g.hops[h];
+	for (uint32_t h = c->g.hop_start[e]; h < c->up_end[e]; h++) {
+		uint32_t x = c->g.hops[h].next_sw;
+		uint32_t back = f->ports[c->g.hops[h].port].remote;
+
+		if (!set)
+			c->down_port[x] = VF_NONE;
+		else if (c->down_port[x] == VF_NONE)
+			c->down_port[x] = back;
+		else if (c->down_port[x] != back)
+			c->down_port[x] = UINT32_MAX - 1;	/* a trunk */
 	}
-	return found;
+	for (uint32_t h = c->g.hop_start[e]; h < c->up_end[e] && set; h++) {
+		uint32_t x = c->g.hops[h].next_sw;
+
+		if (c->down_port[x] == UINT32_MAX - 1)
+			c->down_port[x] = VF_NONE;
+	}
 }
 
 /*
@@ -551,23 +587,21 @@ static const struct vf_hop *down_to(const struct ft_ctx *c, uint32_t x,
  * decides: its uplink, and the next switch's link down to e when that is
  * the only way.
  */
-static uint64_t path_flow(const struct ft_ctx *c, const struct vf_hop *h,
-			  uint32_t e)
+static uint64_t path_flow(const struct ft_ctx *c, const struct vf_hop *h)
 {
-	const struct vf_hop *d = down_to(c, h->next_sw, e);
+	uint32_t d = c->down_port[h->next_sw];
 	uint64_t up = c->flow[h->port];
 
-	return d && c->flow[d->port] > up ? c->flow[d->port] : up;
+	return d != VF_NONE && c->flow[d] > up ? c->flow[d] : up;
 }
 
-static void add_flow(struct ft_ctx *c, uint32_t s, const struct vf_hop *h,
-		     uint32_t e)
+static void add_flow(struct ft_ctx *c, uint32_t s, const struct vf_hop *h)
 {
-	const struct vf_hop *d = down_to(c, h->next_sw, e);
+	uint32_t d = c->down_port[h->next_sw];
 
 	c->flow[h->port] += c->hosts[s];
-	if (d)
-		c->flow[d->port] += c->hosts[s];
+	if (d != VF_NONE)
+		c->flow[d] += c->hosts[s];
 }
 
 /*
@@ -576,15 +610,15 @@ static void add_flow(struct ft_ctx *c, uint32_t s, const struct vf_hop *h,
  * routes on the links themselves, not LIDs per port, is what keeps the
  * remaining downlinks into a degraded leaf even.
  */
-static unsigned pick_by_flow(const struct ft_ctx *c, unsigned n, uint32_t e,
-			     uint32_t r, unsigned offset)
+static unsigned pick_by_flow(const struct ft_ctx *c, unsigned n, uint32_t r,
+			     unsigned offset)
 {
 	unsigned pref = (r + offset) % n, best = pref;
-	uint64_t best_cost = path_flow(c, &c->g.hops[c->group[pref]], e);
+	uint64_t best_cost = path_flow(c, &c->g.hops[c->group[pref]]);
 
 	for (unsigned j = 1; j < n; j++) {
 		unsigned idx = (pref + j) % n;
-		uint64_t cost = path_flow(c, &c->g.hops[c->group[idx]], e);
+		uint64_t cost = path_flow(c, &c->g.hops[c->group[idx]]);
 
 		if (cost < best_cost) {
 			best = idx;
@@ -619,7 +653,7 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 		int kept = sticky ? kept_index(c, s, n, dst->base_lid) : -1;
 
 		if (c->edge[s] && c->degraded)
-			base = pick_by_flow(c, n, e, dst->rank, offset);
+			base = pick_by_flow(c, n, dst->rank, offset);
 		else if (!d)
 			base = n == full ? (dst->rank + offset) % n :
 					   pick_base(c, n, dst->rank, offset);
@@ -629,7 +663,7 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			base = kept;
 		/* flow is only needed, and only paid for, on degraded trees */
 		if (c->edge[s] && c->degraded)
-			add_flow(c, s, &c->g.hops[c->group[base]], e);
+			add_flow(c, s, &c->g.hops[c->group[base]]);
 		c->base_routed[c->g.hops[c->group[base]].port]++;
 		chosen[0] = base;
 		row[dst->base_lid] = c->g.hops[c->group[base]].num;
@@ -804,6 +838,8 @@ static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 
 	collect_dests(c, t, e);
 	distances_to(c, e);
+	if (c->degraded)
+		mark_down_ports(c, e, true);
 	/*
 	 * In tier order, not model order: flow-based choices depend on the
 	 * switches before, and the model's order is how OpenSM or a file
@@ -841,6 +877,8 @@ static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 		for (unsigned d = 0; d < c->num_dests; d++)
 			route_dest_by_flow(c, t, &c->dests[d]);
 	}
+	if (c->degraded)
+		mark_down_ports(c, e, false);
 	return true;
 }
 
@@ -910,6 +948,7 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->cand_start);
 	free(c->cand_pool);
 	free(c->arriving);
+	free(c->down_port);
 	free(c->up_end);
 	free(c->full_up);
 	free(c->full_down);
@@ -954,6 +993,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->cand_pool = malloc((c->g.hop_start[c->nsw] ? c->g.hop_start[c->nsw] : 1) *
 			      sizeof(*c->cand_pool));
 	c->arriving = malloc(n * sizeof(*c->arriving));
+	c->down_port = malloc(n * sizeof(*c->down_port));
 	c->up_end = malloc(n * sizeof(*c->up_end));
 	c->dests = malloc(VF_MAX_PORTS * sizeof(*c->dests));
 	c->full_up = malloc(n * sizeof(*c->full_up));
@@ -962,13 +1002,14 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	    !c->down || !c->ud || !c->any || !c->edge ||
 	    !c->queue || !c->group || !c->base_routed || !c->alt_routed ||
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||
-	    !c->cand_pool || !c->arriving ||
+	    !c->cand_pool || !c->arriving || !c->down_port ||
 	    !c->up_end ||
 	    !c->full_up || !c->full_down || !c->dests)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < c->nsw; s++) {
 		const struct vf_node *sw = &f->nodes[f->switches[s]];
 
+		c->down_port[s] = VF_NONE;
 		c->edge[s] = vf_has_end_node(f, s);
 		for (unsigned i = 1; i <= sw->num_ports; i++) {
 			const struct vf_port *peer =
@@ -984,8 +1025,9 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	split_directions(c);
 	order_tiers(c);
 	c->degraded = is_degraded(c);
-	c->flow_model = c->degraded && top_level(c) >= 2;
 	rank_ports(c);
+	c->flow_model = c->degraded && top_level(c) >= 2 &&
+			flow_model_affordable(c);
 	return 0;
 }
 
