@@ -48,6 +48,15 @@ ENGINES = ["shortestpath", "fattree", "minhop", "updn", "ftree", "dfsssp"]
 TS = re.compile(r"^(\w{3} [ \d]\d \d\d:\d\d:\d\d) (\d{6}) ")
 
 
+def ft3_degraded():
+    """The 3-level tree above with three cables missing (one leaf uplink
+    in each of two pods, one aggregation uplink)."""
+    fab = topogen.fattree3(pods=4, leaves=4, aggs=4, cores=8, hosts=8)
+    for spec in ("L001:A001", "A002:C003", "L012:A010"):
+        fab.remove_link_spec(spec)
+    return fab
+
+
 def fabrics(size):
     """(name, topogen Fabric, LMC) for the run; `size` small|medium|large."""
     degraded = topogen.fattree2(leaves=8, spines=4, hosts=8)
@@ -64,6 +73,7 @@ def fabrics(size):
            ("ft3 4 pods", topogen.fattree3(pods=4, leaves=4, aggs=4, cores=8,
                                            hosts=8), 0),
            ("ft2 degraded", degraded, 0),
+           ("ft3 degraded", ft3_degraded(), 0),
            ("torus 4x4", topogen.grid((4, 4), torus=True, hosts=4), 0)]
     if size in ("medium", "large"):
         out.append(("ft2 36x18+18", topogen.fattree2(leaves=36, spines=18,
@@ -229,27 +239,40 @@ def ratios(name, results):
     return "\n".join(rows) or None
 
 
+def offline_run(args, net, engine):
+    """(route ms, peak MiB) of one CLI routing."""
+    proc = subprocess.Popen([args.vfabric, "route", "--engine", engine,
+                             "--topo", net, "-o", os.devnull],
+                            stderr=subprocess.PIPE, text=True)
+    err = proc.stderr.read()
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0  # reaped by wait4: Popen must not wait again
+    m = re.search(r"routed in ([\d.]+) ms", err)
+    return (m.group(1) if m else "n/a", f"{usage.ru_maxrss / 1024:.0f}")
+
+
 def offline(args, work):
     """Route a 3-level fat tree of 48-port switches with 27,648 hosts (2,880
     switches; beyond ibsim's reach) with the CLI: routing time and peak
     memory of the whole process (parsing included)."""
-    net = os.path.join(work, "ft3-27648.net")
-    topogen.fattree3(pods=48, leaves=24, aggs=24, cores=576, hosts=24,
-                     radix=48).write(net)
+    full = topogen.fattree3(pods=48, leaves=24, aggs=24, cores=576,
+                            hosts=24, radix=48)
+    cut = topogen.fattree3(pods=48, leaves=24, aggs=24, cores=576,
+                           hosts=24, radix=48)
+    for spec in ("L001:A001", "A002:C030", "L300:A289"):
+        cut.remove_link_spec(spec)
     rows = []
-    for engine in ("fattree", "shortestpath"):
-        print(f"bench: offline 27,648 hosts: {engine} ...", file=sys.stderr,
-              flush=True)
-        proc = subprocess.Popen([args.vfabric, "route", "--engine", engine,
-                                 "--topo", net, "-o", os.devnull],
-                                stderr=subprocess.PIPE, text=True)
-        err = proc.stderr.read()
-        _, _, usage = os.wait4(proc.pid, 0)
-        proc.returncode = 0  # reaped by wait4: Popen must not wait again
-        m = re.search(r"routed in ([\d.]+) ms", err)
-        rows.append(f"| 3-level fat tree, 2,880 switches, 27,648 hosts | "
-                    f"{engine} | {m.group(1) if m else 'n/a'} | "
-                    f"{usage.ru_maxrss / 1024:.0f} |")
+    for label, fab, engines in (
+            ("3-level fat tree, 2,880 switches, 27,648 hosts", full,
+             ("fattree", "shortestpath")),
+            ("the same, 3 cables missing", cut, ("fattree",))):
+        net = os.path.join(work, "offline.net")
+        fab.write(net)
+        for engine in engines:
+            print(f"bench: offline {label}: {engine} ...", file=sys.stderr,
+                  flush=True)
+            rows.append(f"| {label} | {engine} | "
+                        + " | ".join(offline_run(args, net, engine)) + " |")
     print()
     print("| offline fabric | engine | route ms | peak MiB |")
     print("|---|---|---|---|")
