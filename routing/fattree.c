@@ -791,6 +791,7 @@ static uint64_t lookahead(const struct ft_ctx *c, uint32_t x)
 static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			       const struct ft_dest *dst)
 {
+	bool sticky = c->sticky.row != NULL;
 	unsigned chosen[128];
 
 	for (uint32_t s = 0; s < c->nsw; s++)
@@ -799,6 +800,7 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 		uint32_t s = c->flow_order[k], i0 = c->cand_start[s];
 		unsigned n = c->cand_start[s + 1] - i0, best = 0, offset;
 		uint64_t flow = c->hosts[s] + c->arriving[s], best_cost;
+		int kept;
 		uint8_t *row = vf_lft_row(t, s);
 
 		if (!n)
@@ -819,12 +821,18 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 				best_cost = cost;
 			}
 		}
+		kept = sticky ? kept_index(c, s, n, dst->base_lid) : -1;
+		if (kept >= 0)
+			best = kept;
 		c->flow[c->g.hops[c->group[best]].port] += flow;
 		c->arriving[c->g.hops[c->group[best]].next_sw] += flow;
 		chosen[0] = best;
 		row[dst->base_lid] = c->g.hops[c->group[best]].num;
 		for (unsigned l = 1; l < dst->lids; l++) {
-			chosen[l] = pick_alternate(c, n, chosen, l);
+			kept = sticky ? kept_index(c, s, n, dst->base_lid + l) :
+					-1;
+			chosen[l] = kept >= 0 ? (unsigned)kept :
+				    pick_alternate(c, n, chosen, l);
 			c->alt_routed[c->g.hops[c->group[chosen[l]]].port]++;
 			row[dst->base_lid + l] =
 				c->g.hops[c->group[chosen[l]]].num;
