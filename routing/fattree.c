@@ -628,12 +628,35 @@ static unsigned pick_by_flow(const struct ft_ctx *c, unsigned n, uint32_t r,
 	return best;
 }
 
+/*
+ * Write the LIDs after the base LID (LMC > 0) of a destination at switch
+ * s: by pick_alternate(), or as the previous routing had them.  Out of
+ * line, like pick_alternate(), to keep the LMC 0 loop small.
+ */
+static __attribute__((noinline)) void
+write_alternates(struct ft_ctx *c, uint32_t s, unsigned n,
+		 const struct ft_dest *dst, unsigned base, uint8_t *row)
+{
+	unsigned chosen[128];
+
+	chosen[0] = base;
+	for (unsigned l = 1; l < dst->lids; l++) {
+		int kept = c->sticky.row ?
+			   kept_index(c, s, n, dst->base_lid + l) : -1;
+
+		chosen[l] = kept >= 0 ? (unsigned)kept :
+			    pick_alternate(c, n, chosen, l);
+		c->alt_routed[c->g.hops[c->group[chosen[l]]].port]++;
+		row[dst->base_lid + l] = c->g.hops[c->group[chosen[l]]].num;
+	}
+}
+
 /* Route, at switch s, every destination port behind edge switch e. */
 static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 			 uint32_t e)
 {
 	uint8_t *row = vf_lft_row(t, s);
-	unsigned n = 0, offset = 0, base = 0, full = 0, chosen[128];
+	unsigned n = 0, offset = 0, base = 0, full = 0;
 	bool up = false, sticky = c->sticky.row != NULL;
 
 	if (s == e) {
@@ -665,17 +688,9 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 		if (c->edge[s] && c->degraded)
 			add_flow(c, s, &c->g.hops[c->group[base]]);
 		c->base_routed[c->g.hops[c->group[base]].port]++;
-		chosen[0] = base;
 		row[dst->base_lid] = c->g.hops[c->group[base]].num;
-		for (unsigned l = 1; l < dst->lids; l++) {
-			kept = sticky ? kept_index(c, s, n, dst->base_lid + l) :
-					-1;
-			chosen[l] = kept >= 0 ? (unsigned)kept :
-				    pick_alternate(c, n, chosen, l);
-			c->alt_routed[c->g.hops[c->group[chosen[l]]].port]++;
-			row[dst->base_lid + l] =
-				c->g.hops[c->group[chosen[l]]].num;
-		}
+		if (dst->lids > 1)
+			write_alternates(c, s, n, dst, base, row);
 	}
 }
 
@@ -792,7 +807,6 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			       const struct ft_dest *dst)
 {
 	bool sticky = c->sticky.row != NULL;
-	unsigned chosen[128];
 
 	for (uint32_t s = 0; s < c->nsw; s++)
 		c->arriving[s] = 0;
@@ -826,17 +840,9 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			best = kept;
 		c->flow[c->g.hops[c->group[best]].port] += flow;
 		c->arriving[c->g.hops[c->group[best]].next_sw] += flow;
-		chosen[0] = best;
 		row[dst->base_lid] = c->g.hops[c->group[best]].num;
-		for (unsigned l = 1; l < dst->lids; l++) {
-			kept = sticky ? kept_index(c, s, n, dst->base_lid + l) :
-					-1;
-			chosen[l] = kept >= 0 ? (unsigned)kept :
-				    pick_alternate(c, n, chosen, l);
-			c->alt_routed[c->g.hops[c->group[chosen[l]]].port]++;
-			row[dst->base_lid + l] =
-				c->g.hops[c->group[chosen[l]]].num;
-		}
+		if (dst->lids > 1)
+			write_alternates(c, s, n, dst, best, row);
 	}
 }
 
