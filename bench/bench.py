@@ -121,27 +121,9 @@ def run_one(args, net, engine, lmc):
     return res
 
 
-LFT_LINE = re.compile(r"^(0x[0-9a-f]+)\s+(\d+)\s")
-
-
-def read_lfts(path):
-    """{(switch guid, lid): port} from dump_fts output."""
-    out, guid = {}, None
-    with open(path) as fh:
-        for line in fh:
-            if line.startswith("Unicast lids"):
-                guid = re.search(r"guid (0x[0-9a-fA-F]+)", line).group(1)
-                continue
-            m = LFT_LINE.match(line)
-            if m and guid:
-                out[(guid, int(m.group(1), 16))] = int(m.group(2))
-    return out
-
-
 def collateral(a, b, own):
     """Entries that differ between two LFT sets, other than LIDs in own."""
-    return sum(1 for k in set(a) | set(b)
-               if k[1] not in own and a.get(k) != b.get(k))
+    return sum(1 for _, lid in vfsim.changed_entries(a, b) if lid not in own)
 
 
 def host_churn(sim, lmc, host="cn0005"):
@@ -153,13 +135,13 @@ def host_churn(sim, lmc, host="cn0005"):
     if base is None:
         return -1
     own = set(range(base, base + (1 << lmc)))
-    before = read_lfts(sim.dump_lfts())
+    before = vfsim.read_lfts(sim.dump_lfts())
     sim.console(f'Unlink "{host}"[1]')
     sim.wait_resweep(timeout=600)
-    gone = read_lfts(sim.dump_lfts())
+    gone = vfsim.read_lfts(sim.dump_lfts())
     sim.console(f'ReLink "{host}"[1]')
     sim.wait_resweep(timeout=600)
-    back = read_lfts(sim.dump_lfts())
+    back = vfsim.read_lfts(sim.dump_lfts())
     return collateral(before, gone, own) + collateral(gone, back, own)
 
 

@@ -558,8 +558,8 @@ class Sim:
 # -- parsers for diag output --------------------------------------------------
 _IBND_HDR = re.compile(r'^(Switch|Ca)\s+(\d+)\s+"[SH]-([0-9a-f]+)"\s+#\s+'
                        r'"([^"]*)"(?:.*?\blid (\d+))?')
-_FTS_HDR = re.compile(r"^Unicast lids .* guid (0x[0-9a-f]+) \((.*)\):$")
-_FTS_ROW = re.compile(r"^(0x[0-9a-f]+) (\d+) :")
+_LFT_HDR = re.compile(r"guid (0x[0-9a-fA-F]+)")
+_LFT_ROW = re.compile(r"^(0x[0-9a-fA-F]+)\s+(\d+)\s")
 
 
 def parse_ibnetdiscover(text):
@@ -586,20 +586,29 @@ def parse_ibnetdiscover(text):
     return nodes
 
 
-def parse_dump_fts(text):
-    """dump_fts output -> {switch guid (int): {"desc": str,
-    "lft": {lid: port}}} (only the valid entries dump_fts prints)."""
-    sws, cur = {}, None
-    for line in text.splitlines():
-        m = _FTS_HDR.match(line)
-        if m:
-            cur = {"desc": m.group(2), "lft": {}}
-            sws[int(m.group(1), 16)] = cur
-            continue
-        r = _FTS_ROW.match(line)
-        if r and cur is not None:
-            cur["lft"][int(r.group(1), 16)] = int(r.group(2))
-    return sws
+def read_lfts(path):
+    """{switch guid: {lid: port}} from opensm-lfts.dump or dump_fts output
+    (both print a 'Unicast lids ... guid 0x...' header per switch and one
+    '0xLID PORT ...' line per routed LID)."""
+    tables, cur = {}, None
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("Unicast lids"):
+                m = _LFT_HDR.search(line)
+                cur = tables.setdefault(int(m.group(1), 16), {})
+                continue
+            m = _LFT_ROW.match(line)
+            if m and cur is not None:
+                cur[int(m.group(1), 16)] = int(m.group(2))
+    return tables
+
+
+def changed_entries(a, b):
+    """The (switch guid, lid) entries that differ between two read_lfts()
+    results."""
+    return {(g, lid) for g in set(a) | set(b)
+            for lid in set(a.get(g, {})) | set(b.get(g, {}))
+            if a.get(g, {}).get(lid) != b.get(g, {}).get(lid)}
 
 
 # -- process-wide cleanup -----------------------------------------------------

@@ -21,13 +21,6 @@ def uses_port(tables, guid, port):
     return [lid for lid, p in tables.get(guid, {}).items() if p == port]
 
 
-def changed(a, b):
-    """(switch guid, lid) entries that differ between two LFT sets."""
-    return {(g, lid) for g in set(a) | set(b)
-            for lid in set(a.get(g, {})) | set(b.get(g, {}))
-            if a.get(g, {}).get(lid) != b.get(g, {}).get(lid)}
-
-
 def lid_of(topo_path, node_guid):
     """A CA's LID (LMC 0) from ibnetdiscover output."""
     with open(topo_path) as fh:
@@ -47,14 +40,14 @@ def host_churn(tap, sim, fab):
     sim.console('Unlink "cn0005"[1]')
     sim.wait_resweep()
     gone = vftest.parse_lfts(sim.dump_lfts())
-    diff = changed(base, gone)
+    diff = vfsim.changed_entries(base, gone)
     tap.ok(diff and all(lid in mine for _, lid in diff),
            f"host leaves: only its own entries change ({len(diff)})",
            str(sorted(diff)[:8]))
     sim.console('ReLink "cn0005"[1]')
     sim.wait_resweep()
     back = vftest.parse_lfts(sim.dump_lfts())
-    diff = changed(gone, back)
+    diff = vfsim.changed_entries(gone, back)
     tap.ok(diff and all(lid in mine for _, lid in diff),
            f"host returns: only its own entries change ({len(diff)})",
            str(sorted(diff)[:8]))

@@ -67,36 +67,14 @@ def check_routes(topo, lfts):
     return res.returncode, report
 
 
-_HEADER = re.compile(r"guid (0x[0-9a-fA-F]+)")
-_ENTRY = re.compile(r"^(0x[0-9a-fA-F]+)\s+(\d+)\s")
-
-
-def parse_lfts(path):
-    """{switch guid: {lid: port}} from opensm-lfts.dump or dump_fts output
-    (both print a 'Unicast lids ... guid 0x...' header per switch and one
-    '0xLID PORT : ...' line per routed LID)."""
-    tables, cur = {}, None
-    with open(path) as fh:
-        for line in fh:
-            if line.startswith("Unicast lids"):
-                m = _HEADER.search(line)
-                cur = tables.setdefault(int(m.group(1), 16), {})
-                continue
-            m = _ENTRY.match(line)
-            if m and cur is not None:
-                cur[int(m.group(1), 16)] = int(m.group(2))
-    return tables
+parse_lfts = vfsim.read_lfts
 
 
 def diff_lfts(a, b, limit=5):
     """Human-readable differences between two parsed LFT sets."""
-    out = []
-    for guid in sorted(set(a) | set(b)):
-        ta, tb = a.get(guid, {}), b.get(guid, {})
-        for lid in sorted(set(ta) | set(tb)):
-            if ta.get(lid) != tb.get(lid):
-                out.append(f"switch 0x{guid:016x} lid {lid}: "
-                           f"{ta.get(lid)} vs {tb.get(lid)}")
+    out = [f"switch 0x{g:016x} lid {lid}: {a.get(g, {}).get(lid)} vs "
+           f"{b.get(g, {}).get(lid)}"
+           for g, lid in sorted(vfsim.changed_entries(a, b))]
     return out[:limit] + ([f"... {len(out) - limit} more"]
                           if len(out) > limit else [])
 
