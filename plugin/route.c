@@ -30,46 +30,35 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Switch number of the switch with this GUID, or VF_NONE. */
-static uint32_t find_switch(const struct vf_fabric *f, uint64_t guid)
-{
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		if (f->nodes[f->switches[s]].guid == guid)
-			return s;
-	return VF_NONE;
-}
-
-/* Copy our tables into OpenSM's new_lft of every switch. */
+/*
+ * Copy our tables into OpenSM's new_lft of every switch, found by GUID in
+ * OpenSM's own switch map.  A switch OpenSM has but the model lacks keeps
+ * the all-drop table OpenSM prepared; it is named.
+ */
 static unsigned write_new_lfts(osm_subn_t *subn, const struct vf_fabric *f,
 			       const struct vf_lfts *t)
 {
-	unsigned written = 0;
-	cl_map_item_t *item;
+	unsigned written = 0, total = cl_qmap_count(&subn->sw_guid_tbl);
 
-	for (item = cl_qmap_head(&subn->sw_guid_tbl);
-	     item != cl_qmap_end(&subn->sw_guid_tbl);
-	     item = cl_qmap_next(item)) {
-		osm_switch_t *sw = (osm_switch_t *)item;
-		uint64_t guid = cl_ntoh64(osm_node_get_node_guid(sw->p_node));
-		uint32_t s = find_switch(f, guid);
-		unsigned max = sw->max_lid_ho;
-		const uint8_t *row;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		uint64_t guid = f->nodes[f->switches[s]].guid;
+		osm_switch_t *sw = osm_get_switch_by_guid(subn, cl_hton64(guid));
+		const uint8_t *row = vf_lft_row(t, s);
+		unsigned max;
 
-		if (s == VF_NONE) {
-			vf_log(VF_LOG_ERROR,
-			       "ERR VF0105: switch 0x%016llx is not in the fabric model; its LFT is left empty",
-			       (unsigned long long)guid);
+		if (!sw)
 			continue;
-		}
-		row = vf_lft_row(t, s);
-		if (max > t->max_lid)
-			max = t->max_lid;
+		max = sw->max_lid_ho < t->max_lid ? sw->max_lid_ho : t->max_lid;
 		if (max >= sw->lft_size)
 			max = sw->lft_size - 1;
 		for (unsigned lid = 1; lid <= max; lid++)
 			sw->new_lft[lid] = row[lid];
 		written++;
 	}
+	if (written < total)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0105: %u of OpenSM's %u switches are not in the fabric model; their LFTs are left empty",
+		       total - written, total);
 	return written;
 }
 

@@ -5,7 +5,7 @@
 
 const struct vf_engine vf_engines[] = {
 	{ "shortestpath",
-	  "min-hop, balanced: LID order, edge switches first, least-loaded port",
+	  "min-hop, balanced: by destination switch, edge switches first, least-loaded port",
 	  vf_route_shortestpath },
 	{ "dgshortestpath",
 	  "shortestpath, destinations in RoutingOrder: device groups, then GUID",

@@ -21,14 +21,19 @@
  * Switch S sends the base LID of the port of rank r through
  * group[(r + offset(S)) mod n], where group is S's candidate ports toward
  * E in a fixed order (by next switch's SystemImageGUID and GUID, then
- * port) and offset(S) comes from S's position in its tier, unless another
- * candidate carries fewer base LIDs (degraded trees; see pick_base()).  So
- * sibling switches send one destination through different parents, every
- * switch a level up receives the same flow for each destination, and each
- * switch's uplinks carry equal shares.  With LMC > 0, LID i of a port
- * steps from the base LID's choice by the trunk width (the links to one
- * next switch), so successive LIDs take different next switches, then
- * different links.
+ * port) and offset(S) comes from S's position in its tier.  So sibling
+ * switches send one destination through different parents, every switch a
+ * level up receives the same flow for each destination, and each switch's
+ * uplinks carry equal shares.  Where a candidate set is partial, the start
+ * goes to the least-loaded candidate (pick_base()).
+ *
+ * Degraded trees (a tier's switches differ in link counts) lose that
+ * alignment: with two tiers, edge switches choose by all-to-all flow on the
+ * path (pick_by_flow()); with more, a flow model routes every switch
+ * (route_dest_by_flow()).
+ *
+ * LMC > 0: the other LIDs of a port take another chassis, then another
+ * chip, then another port than the LIDs before (pick_alternate()).
  *
  * Switch LIDs (management traffic) take the first shortest path found by
  * a breadth-first search, as the FM routes them outside its balancing.
@@ -95,31 +100,6 @@ static bool is_up(const struct ft_ctx *c, uint32_t s, uint32_t n)
 	       c->level[n] == c->level[s] + 1;
 }
 
-/* Multi-source BFS from the switches marked in `src` into dist. */
-static void bfs_from(struct ft_ctx *c, const bool *src, uint16_t *dist)
-{
-	uint32_t head = 0, tail = 0;
-
-	for (uint32_t s = 0; s < c->nsw; s++) {
-		dist[s] = src[s] ? 0 : VF_DIST_INF;
-		if (src[s])
-			c->queue[tail++] = s;
-	}
-	while (head < tail) {
-		uint32_t s = c->queue[head++];
-
-		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
-		     h++) {
-			uint32_t n = c->g.hops[h].next_sw;
-
-			if (dist[n] == VF_DIST_INF) {
-				dist[n] = dist[s] + 1;
-				c->queue[tail++] = n;
-			}
-		}
-	}
-}
-
 /*
  * Levels from the end nodes, or down from the core switches when the
  * options name some that are in this fabric.
@@ -144,7 +124,7 @@ static void assign_levels(struct ft_ctx *c)
 	if (!cores)
 		for (uint32_t s = 0; s < c->nsw; s++)
 			src[s] = vf_has_end_node(c->f, s);
-	bfs_from(c, src, c->level);
+	vf_swgraph_bfs_from(&c->g, src, c->level, c->queue);
 	if (cores) {
 		for (uint32_t s = 0; s < c->nsw; s++)
 			if (c->level[s] != VF_DIST_INF && c->level[s] > top)

@@ -83,15 +83,12 @@ void vf_swgraph_free(struct vf_swgraph *g)
 	g->hop_start = NULL;
 }
 
-void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
-		    uint32_t *queue)
+/* Expand a BFS whose first tail entries of queue are already at dist 0. */
+static void bfs_spread(const struct vf_swgraph *g, uint16_t *dist,
+		       uint32_t *queue, uint32_t tail)
 {
-	uint32_t head = 0, tail = 0;
+	uint32_t head = 0;
 
-	for (uint32_t s = 0; s < g->nsw; s++)
-		dist[s] = VF_DIST_INF;
-	dist[root] = 0;
-	queue[tail++] = root;
 	while (head < tail) {
 		uint32_t s = queue[head++];
 
@@ -105,4 +102,27 @@ void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
 			queue[tail++] = n;
 		}
 	}
+}
+
+void vf_swgraph_bfs_from(const struct vf_swgraph *g, const bool *roots,
+			 uint16_t *dist, uint32_t *queue)
+{
+	uint32_t tail = 0;
+
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		dist[s] = roots[s] ? 0 : VF_DIST_INF;
+		if (roots[s])
+			queue[tail++] = s;
+	}
+	bfs_spread(g, dist, queue, tail);
+}
+
+void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
+		    uint32_t *queue)
+{
+	for (uint32_t s = 0; s < g->nsw; s++)
+		dist[s] = VF_DIST_INF;
+	dist[root] = 0;
+	queue[0] = root;
+	bfs_spread(g, dist, queue, 1);
 }

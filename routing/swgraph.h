@@ -36,6 +36,10 @@ void vf_swgraph_free(struct vf_swgraph *g);
 void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
 		    uint32_t *queue);
 
+/* The same from every switch marked in roots[nsw] at once. */
+void vf_swgraph_bfs_from(const struct vf_swgraph *g, const bool *roots,
+			 uint16_t *dist, uint32_t *queue);
+
 /* The switch number behind port p's usable link, or VF_NONE. */
 uint32_t vf_peer_switch(const struct vf_fabric *f, const struct vf_port *p);
 

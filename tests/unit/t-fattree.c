@@ -10,6 +10,7 @@
 #include "routing/engine.h"
 #include "routing/netfile.h"
 #include "routing/routecheck.h"
+#include "fabrics.h"
 #include "tap.h"
 
 static void quiet(void *ctx, enum vf_log_level level, const char *msg)
@@ -19,60 +20,6 @@ static void quiet(void *ctx, enum vf_log_level level, const char *msg)
 }
 
 static char last_warning[512];
-
-/*
- * A 2-level tree: leaves L0.. (hosts on ports 1..hosts, uplink to spine s
- * on port hosts+1+s), spines after them, then the hosts.  With interleave,
- * LIDs come as OpenSM's discovery often gives them: host h of every leaf
- * before host h + 1 of any.
- */
-static struct vf_fabric *tree2(unsigned leaves, unsigned spines,
-			       unsigned hosts, unsigned lmc, bool interleave)
-{
-	struct vf_fabric *f = vf_fabric_create();
-	uint32_t first_host = leaves + spines;
-	char name[32];
-
-	for (unsigned l = 0; l < leaves; l++) {
-		snprintf(name, sizeof(name), "leaf%u", l + 1);
-		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200000 + l, 0,
-				   hosts + spines, name, NULL);
-	}
-	for (unsigned s = 0; s < spines; s++) {
-		snprintf(name, sizeof(name), "spine%u", s + 1);
-		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200100 + s, 0, leaves,
-				   name, NULL);
-		for (unsigned l = 0; l < leaves; l++)
-			vf_fabric_link(f, vf_fabric_port(f, l, hosts + 1 + s),
-				       vf_fabric_port(f, leaves + s, l + 1));
-	}
-	for (unsigned l = 0; l < leaves; l++)
-		for (unsigned h = 0; h < hosts; h++) {
-			uint32_t n;
-
-			snprintf(name, sizeof(name), "cn%02u%02u", l, h);
-			n = vf_fabric_add_node(f, VF_NODE_CA,
-					       0x100000 + 4 * (l * hosts + h),
-					       0, 1, name, NULL);
-			vf_fabric_link(f, vf_fabric_port(f, l, h + 1),
-				       vf_fabric_port(f, n, 1));
-		}
-	if (interleave) {
-		unsigned lid = 1;
-
-		for (uint32_t n = 0; n < first_host; n++)
-			vf_node_port(f, &f->nodes[n], 0)->base_lid = lid++;
-		for (unsigned h = 0; h < hosts; h++)
-			for (unsigned l = 0; l < leaves; l++)
-				vf_node_port(f, &f->nodes[first_host +
-							  l * hosts + h],
-					     1)->base_lid = lid++;
-	} else {
-		vf_fabric_assign_lids(f, lmc);
-	}
-	vf_fabric_finalize(f);
-	return f;
-}
 
 static int route(const struct vf_fabric *f, const struct vf_route_opts *o,
 		 struct vf_lfts *t)
@@ -104,8 +51,8 @@ static uint8_t toward(const struct vf_fabric *f, const struct vf_lfts *t,
 /* Full trees: the optimum, and the same choices whatever the LID order. */
 static void test_full_tree(void)
 {
-	struct vf_fabric *a = tree2(8, 4, 8, 0, false);
-	struct vf_fabric *b = tree2(8, 4, 8, 0, true);
+	struct vf_fabric *a = fat_tree_lids(8, 4, 8, 0, false);
+	struct vf_fabric *b = fat_tree_lids(8, 4, 8, 0, true);
 	struct vf_route_report r;
 	struct vf_lfts ta, tb;
 	bool same = true;
@@ -160,7 +107,7 @@ static void test_three_levels(void)
 /* LMC 2 over 3 spines: the 4 LIDs of a port use all 3 spines. */
 static void test_lmc(void)
 {
-	struct vf_fabric *f = tree2(6, 3, 4, 2, false);
+	struct vf_fabric *f = fat_tree_lids(6, 3, 4, 2, false);
 	struct vf_route_report r;
 	struct vf_lfts t;
 	bool spread = true;
@@ -194,7 +141,7 @@ static void test_lmc(void)
 /* RouteLast: the compute nodes are balanced among themselves first. */
 static void test_route_last(void)
 {
-	struct vf_fabric *f = tree2(4, 2, 3, 0, false);
+	struct vf_fabric *f = fat_tree_lids(4, 2, 3, 0, false);
 	uint64_t last[4];
 	struct vf_route_opts o;
 	struct vf_lfts t;
@@ -277,7 +224,7 @@ static void test_core_switches(void)
 /* Missing cables: still up/down, all reachable, no credit loop. */
 static void test_degraded(void)
 {
-	struct vf_fabric *f = tree2(6, 3, 4, 0, true);
+	struct vf_fabric *f = fat_tree_lids(6, 3, 4, 0, true);
 	struct vf_route_report r;
 	struct vf_lfts t;
 
@@ -380,7 +327,7 @@ static void test_lmc_chassis(void)
 }
 
 /*
- * A 2-level tree like tree2() (same names, GUIDs and ports) with its nodes
+ * A 2-level tree like fat_tree_lids() (same names, GUIDs and ports) with its nodes
  * created in reverse order: hosts, then spines, then leaves, each backward.
  */
 static struct vf_fabric *tree2_reversed(unsigned leaves, unsigned spines,
@@ -390,34 +337,38 @@ static struct vf_fabric *tree2_reversed(unsigned leaves, unsigned spines,
 	char name[32], peer[32];
 
 	for (unsigned i = leaves * hosts; i-- > 0;) {
-		snprintf(name, sizeof(name), "cn%02u%02u", i / hosts, i % hosts);
+		snprintf(name, sizeof(name), "H%u_%u", i / hosts, i % hosts);
 		vf_fabric_add_node(f, VF_NODE_CA, 0x100000 + 4 * i, 0, 1, name,
 				   NULL);
 	}
 	for (unsigned s = spines; s-- > 0;) {
-		snprintf(name, sizeof(name), "spine%u", s + 1);
+		snprintf(name, sizeof(name), "S%u", s);
 		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200100 + s, 0, leaves,
 				   name, NULL);
 	}
 	for (unsigned l = leaves; l-- > 0;) {
 		uint32_t leaf;
 
-		snprintf(name, sizeof(name), "leaf%u", l + 1);
+		snprintf(name, sizeof(name), "L%u", l);
 		leaf = vf_fabric_add_node(f, VF_NODE_SWITCH, 0x200000 + l, 0,
 					  hosts + spines, name, NULL);
 		for (unsigned h = 0; h < hosts; h++) {
-			snprintf(peer, sizeof(peer), "cn%02u%02u", l, h);
+			snprintf(peer, sizeof(peer), "H%u_%u", l, h);
 			vf_fabric_link(f, vf_fabric_port(f, leaf, h + 1),
 				       vf_fabric_port(f, vf_fabric_find_name(
 							      f, peer), 1));
 		}
 		for (unsigned sp = 0; sp < spines; sp++) {
-			snprintf(peer, sizeof(peer), "spine%u", sp + 1);
+			snprintf(peer, sizeof(peer), "S%u", sp);
 			vf_fabric_link(f, vf_fabric_port(f, leaf,
 							 hosts + 1 + sp),
 				       vf_fabric_port(f, vf_fabric_find_name(
 							      f, peer), l + 1));
 		}
+	}
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		f->ports[p].width = 4;
+		f->ports[p].speed = VF_SPEED_QDR;
 	}
 	vf_fabric_assign_lids(f, 0);
 	vf_fabric_finalize(f);
@@ -427,7 +378,7 @@ static struct vf_fabric *tree2_reversed(unsigned leaves, unsigned spines,
 /* Take leaf1's cable to spine1 (leaf port hosts + 1) out of f. */
 static void cut_leaf1_spine1(struct vf_fabric *f, unsigned hosts)
 {
-	uint32_t leaf = vf_fabric_find_name(f, "leaf1");
+	uint32_t leaf = vf_fabric_find_name(f, "L0");
 	struct vf_port *p = vf_node_port(f, &f->nodes[leaf], hosts + 1);
 
 	p->healthy = false;
@@ -441,7 +392,7 @@ static void cut_leaf1_spine1(struct vf_fabric *f, unsigned hosts)
  */
 static void test_order_independent(void)
 {
-	struct vf_fabric *a = tree2(6, 3, 4, 0, false);
+	struct vf_fabric *a = fat_tree_lids(6, 3, 4, 0, false);
 	struct vf_fabric *b = tree2_reversed(6, 3, 4);
 	struct vf_lfts ta, tb;
 	unsigned compared = 0;
@@ -484,7 +435,7 @@ static void test_lmc_diversity(void)
 	static const char *const engines[] = { "fattree", "shortestpath" };
 
 	for (unsigned lmc = 1; lmc <= 3; lmc++) {
-		struct vf_fabric *f = tree2(4, 4, 2, lmc, false);
+		struct vf_fabric *f = fat_tree_lids(4, 4, 2, lmc, false);
 		unsigned want = (1u << lmc) < 4 ? 1u << lmc : 4;
 
 		for (unsigned e = 0; e < 2; e++) {
