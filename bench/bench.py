@@ -16,6 +16,10 @@ with `vfabric check-routes`.  Reported per run:
   up s         OpenSM start to the first SUBNET UP
   max, max/avg all-to-all routes (CA ports to CA base LIDs) on the busiest
                directed inter-switch link, and over the average
+  bound        the tier-cut lower bound on the busiest link of a tree
+               (topogen's tier_cut_bound(): every leaf, pod, ... shares
+               the routes leaving it over its links to the tier above);
+               reported as max load / bound
   loops        credit loop in the routes to CA LIDs (single-VL analysis:
                dfsssp and lash separate traffic by VL and may show loops
                their VLs break; they are run here without qos)
@@ -26,7 +30,9 @@ with `vfabric check-routes`.  Reported per run:
                port leave a leaf by, on average (the ideal is
                min(2^LMC, uplinks))
 
-and, per fabric, the ratios shortestpath / minhop.  Prints Markdown.
+and, per fabric, the ratios shortestpath / minhop and fattree / ftree (or
+minhop where ftree falls back), and fattree's busiest link over that of the
+best OpenSM engine that reaches every CA.  Prints Markdown.
 """
 
 import argparse
@@ -45,6 +51,7 @@ import topogen  # noqa: E402
 import vfsim  # noqa: E402
 
 ENGINES = ["shortestpath", "fattree", "minhop", "updn", "ftree", "dfsssp"]
+OURS = ("shortestpath", "fattree", "dgshortestpath")
 TS = re.compile(r"^(\w{3} [ \d]\d \d\d:\d\d:\d\d) (\d{6}) ")
 
 
@@ -54,6 +61,12 @@ def ft3_degraded():
     fab = topogen.fattree3(pods=4, leaves=4, aggs=4, cores=8, hosts=8)
     for spec in ("L001:A001", "A002:C003", "L012:A010"):
         fab.remove_link_spec(spec)
+    return fab
+
+
+def random_cut(fab, seed):
+    """The fabric with 5% of its switch links missing (seeded)."""
+    fab.remove_random_links(0.05, seed=seed)
     return fab
 
 
@@ -72,12 +85,19 @@ def fabrics(size):
                edge_hosts=8, edge_uplinks=2), 0),
            ("ft3 4 pods", topogen.fattree3(pods=4, leaves=4, aggs=4, cores=8,
                                            hosts=8), 0),
+           ("dcs 3 chassis + 18 edges", topogen.dcs(
+               chassis=3, leaves=6, spines=3, hosts=0, edges=18,
+               edge_hosts=6, edge_uplinks=1), 0),
            ("ft2 degraded", degraded, 0),
            ("ft3 degraded", ft3_degraded(), 0),
+           ("ft3 4 pods -5%", random_cut(topogen.fattree3(
+               pods=4, leaves=4, aggs=4, cores=8, hosts=8), seed=2), 0),
            ("torus 4x4", topogen.grid((4, 4), torus=True, hosts=4), 0)]
     if size in ("medium", "large"):
         out.append(("ft2 36x18+18", topogen.fattree2(leaves=36, spines=18,
                                                      hosts=18), 0))
+        out.append(("ft2 36x18+18 -5%", random_cut(topogen.fattree2(
+            leaves=36, spines=18, hosts=18), seed=1), 0))
     if size == "large":
         out.append(("ft2 72x36+36", topogen.fattree2(
             leaves=72, spines=36, hosts=36, radix=72), 0))
@@ -145,10 +165,11 @@ def host_churn(sim, lmc, host="cn0005"):
     return collateral(before, gone, own) + collateral(gone, back, own)
 
 
-def run_once(args, net, engine, lmc, churn=False):
+def run_once(args, net, engine, lmc, churn=False, save=None):
     """Route `net` with `engine` in ibsim once; return a result dict.
     With churn, also count the entries a host's departure and return
-    move."""
+    move.  With save (a directory), keep the discovered topology and the
+    LFTs read back there as topo.net and lfts.dump, for further checks."""
     # the plugin's own route check is not routing work: off, so that
     # "route ms" compares the engines alone; loop_fallback off so that
     # our engines' tables are measured even where they loop (tori)
@@ -171,6 +192,10 @@ def run_once(args, net, engine, lmc, churn=False):
                               "--lfts", lfts, "--json"],
                              capture_output=True, text=True)
         res.update(json.loads(out.stdout or "{}"))
+        if save:
+            os.makedirs(save, exist_ok=True)
+            vfsim.shutil.copy(topo, os.path.join(save, "topo.net"))
+            vfsim.shutil.copy(lfts, os.path.join(save, "lfts.dump"))
         if churn:
             res["churn"] = host_churn(sim, lmc)
         sim.stop_opensm()
@@ -181,14 +206,16 @@ def fmt(v, spec):
     return "n/a" if v is None else format(v, spec)
 
 
-def table_rows(name, results):
+def table_rows(name, results, bound):
     rows = []
     for r in results:
+        load = r.get("load_max")
         unreach = f"{r.get('ca_unreachable')}/{r.get('sw_unreachable')}"
         rows.append(f"| {name} | {r['engine']}"
                     f"{' (fell back)' if r['fallback'] else ''} | "
                     f"{fmt(r['route_ms'], '.1f')} | {r['up_s']:.2f} | "
-                    f"{r.get('load_max')} | "
+                    f"{load} | "
+                    f"{fmt(load / bound if bound and load else None, '.2f')} | "
                     f"{fmt(r.get('load_max_over_avg'), '.2f')} | "
                     f"{'yes' if r.get('credit_loop') else 'no'} | "
                     f"{unreach} | "
@@ -204,9 +231,19 @@ def ratio(a, b, key):
     return f"{a[key] / b[key]:.2f}"
 
 
+def best_opensm(results):
+    """The OpenSM engine result with the least busiest link among those
+    that reach every CA (None when none ran)."""
+    theirs = [r for r in results if r["engine"] not in OURS
+              and r.get("load_max") and not r.get("ca_unreachable")]
+    return min(theirs, key=lambda r: r["load_max"], default=None)
+
+
 def ratios(name, results):
-    """Our engines over the OpenSM engine each is measured against."""
+    """Our engines over the OpenSM engine each is measured against, and
+    fattree's busiest link over the best OpenSM engine's."""
     by = {r["engine"]: r for r in results}
+    best = best_opensm(results)
     rows = []
     for ours, theirs in (("shortestpath", "minhop"), ("fattree", "ftree")):
         a, b = by.get(ours), by.get(theirs)
@@ -217,7 +254,9 @@ def ratios(name, results):
             rows.append(f"| {name} | {ours} / {theirs} | "
                         f"{ratio(a, b, 'route_ms')} | "
                         f"{ratio(a, b, 'load_max')} | "
-                        f"{ratio(a, b, 'load_max_over_avg')} |")
+                        f"{ratio(a, b, 'load_max_over_avg')} | "
+                        f"{ratio(a, best, 'load_max')}"
+                        f"{' (' + best['engine'] + ')' if best else ''} |")
     return "\n".join(rows) or None
 
 
@@ -288,18 +327,19 @@ def main():
             print(f"bench: {name}: {engine} ...", file=sys.stderr,
                   flush=True)
             results.append(run_one(args, net, engine, lmc))
-        rows += table_rows(name, results)
+        rows += table_rows(name, results, fab.tier_cut_bound())
         r = ratios(name, results)
         if r:
             ratio_rows.append(r)
-    print("| fabric | engine | route ms | up s | max load | max/avg | "
-          "credit loop | unreachable CA/sw | LMC paths | host churn |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| fabric | engine | route ms | up s | max load | max load / "
+          "bound | max/avg | credit loop | unreachable CA/sw | LMC paths | "
+          "host churn |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print()
     print("| fabric | engines | route time ratio | max load ratio | "
-          "max/avg ratio |")
-    print("|---|---|---|---|---|")
+          "max/avg ratio | max load / best OpenSM engine's |")
+    print("|---|---|---|---|---|---|")
     print("\n".join(ratio_rows))
     if not args.no_offline:
         offline(args, work)

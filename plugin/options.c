@@ -10,6 +10,8 @@
 #include <strings.h>
 
 #include "options.h"
+#include "partition/pathsel.h"
+#include "routing/tenancy.h"
 
 static void dg_def_free(struct vf_dg_def *d)
 {
@@ -23,6 +25,8 @@ static void dg_def_free(struct vf_dg_def *d)
 
 void vf_options_free(struct vf_options *o)
 {
+	free(o->config);
+	o->config = NULL;
 	free(o->core_switches.guids);
 	free(o->route_last.guids);
 	o->core_switches.guids = o->route_last.guids = NULL;
@@ -80,6 +84,44 @@ void vf_options_default(struct vf_options *o)
 	o->spine_first = true;
 	o->loop_fallback = true;
 	o->route_stability = true;
+	o->config_poll = 5;
+	o->path_selection = -1;
+	o->partition_routing = -1;
+	o->ar_enable = o->ar_fine_grained = o->ar_lost_route_only = -1;
+	o->ar_algorithm = o->ar_frequency = o->ar_threshold = -1;
+}
+
+static int parse_ar_algorithm(const char *v, int *out)
+{
+	static const char *const names[] = { "random", "greedy",
+					     "greedyrandom" };
+
+	for (int i = 0; i < 3; i++) {
+		if (!strcasecmp(v, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* 0-7 (ARFrequency, Threshold). */
+static int parse_0_7(const char *v, int *out)
+{
+	if (v[0] < '0' || v[0] > '7' || v[1])
+		return -1;
+	*out = v[0] - '0';
+	return 0;
+}
+
+static int parse_path_selection(const char *v, int *out)
+{
+	int sel = vf_path_selection_parse(v);
+
+	if (sel < 0)
+		return -1;
+	*out = sel;
+	return 0;
 }
 
 /* Group names end up between ':' in routing_order and in log lines. */
@@ -258,6 +300,17 @@ static int parse_bool(const char *v, bool *out)
 	return -1;
 }
 
+/* A bool into an int that stays -1 ("not given") until set. */
+static int parse_tristate(const char *v, int *out)
+{
+	bool b;
+
+	if (parse_bool(v, &b))
+		return -1;
+	*out = b;
+	return 0;
+}
+
 static int parse_level(const char *v, enum vf_log_level *out)
 {
 	static const char *const names[] = { "error", "warn", "info",
@@ -272,6 +325,29 @@ static int parse_level(const char *v, enum vf_log_level *out)
 	return -1;
 }
 
+/* 0-3600 seconds. */
+static int parse_seconds(const char *v, unsigned *out)
+{
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+
+	if (!*v || *end || n > 3600)
+		return -1;
+	*out = (unsigned)n;
+	return 0;
+}
+
+static int set_config(struct vf_options *o, const char *path)
+{
+	char *copy = *path ? strdup(path) : NULL;
+
+	if (!copy)
+		return -1;
+	free(o->config);
+	o->config = copy;
+	return 0;
+}
+
 /* Apply one key=value; 0, or -1 after logging what is wrong. */
 static int apply(struct vf_options *o, const char *key, const char *val)
 {
@@ -281,8 +357,15 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_level(val, &o->log_level);
 	else if (!strcmp(key, "check_routes"))
 		rc = parse_bool(val, &o->check_routes);
-	else if (!strcmp(key, "spine_first"))
+	else if (!strcmp(key, "spine_first")) {
 		rc = parse_bool(val, &o->spine_first);
+		o->spine_first_given |= !rc;
+	} else if (!strcmp(key, "config"))
+		rc = set_config(o, val);
+	else if (!strcmp(key, "config_poll"))
+		rc = parse_seconds(val, &o->config_poll);
+	else if (!strcmp(key, "disconnect_unconfigured"))
+		rc = parse_bool(val, &o->disconnect_unconfigured);
 	else if (!strcmp(key, "loop_fallback"))
 		rc = parse_bool(val, &o->loop_fallback);
 	else if (!strcmp(key, "route_stability"))
@@ -295,9 +378,28 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = vf_options_set_dg(o, key + 3, val);
 	else if (!strcmp(key, "routing_order"))
 		rc = vf_options_set_routing_order(o, val);
+	else if (!strcmp(key, "partition_routing"))
+		rc = (o->partition_routing =
+		      vf_partition_routing_parse(val)) < 0 ? -1 : 0;
+	else if (!strcmp(key, "sa_log"))
+		rc = parse_bool(val, &o->sa_log);
+	else if (!strcmp(key, "path_selection"))
+		rc = parse_path_selection(val, &o->path_selection);
+	else if (!strcmp(key, "ar_enable"))
+		rc = parse_tristate(val, &o->ar_enable);
+	else if (!strcmp(key, "ar_fine_grained"))
+		rc = parse_tristate(val, &o->ar_fine_grained);
+	else if (!strcmp(key, "ar_lost_route_only"))
+		rc = parse_tristate(val, &o->ar_lost_route_only);
+	else if (!strcmp(key, "ar_algorithm"))
+		rc = parse_ar_algorithm(val, &o->ar_algorithm);
+	else if (!strcmp(key, "ar_frequency"))
+		rc = parse_0_7(val, &o->ar_frequency);
+	else if (!strcmp(key, "ar_threshold"))
+		rc = parse_0_7(val, &o->ar_threshold);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold); ignored",
 		       key);
 		return -1;
 	}

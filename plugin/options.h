@@ -7,8 +7,13 @@
  *
  *   event_plugin_options log_level=info check_routes=on
  *
- * Device groups and the dgshortestpath RoutingOrder (until the vFabric
- * configuration brings <DeviceGroups>):
+ * The vFabric configuration (opafm.xml style), whose <DeviceGroups> the
+ * routing settings of its <Sm> section name:
+ *
+ *   config=/etc/opensm/vfabric.xml
+ *
+ * Device groups and the dgshortestpath RoutingOrder can also be given
+ * here; settings on this line win over the file's:
  *
  *   dg_storage=desc:stor*,0x0002c903000a0b0c routing_order=storage:admin
  */
@@ -42,8 +47,29 @@ struct vf_options {
 	enum vf_log_level log_level;	/* log_level=error|warn|info|debug */
 	bool check_routes;		/* check_routes=on|off */
 	bool spine_first;		/* spine_first=on|off (SpineFirstRouting) */
+	bool spine_first_given;		/* set on the line (wins over config) */
+	char *config;			/* config=PATH, or NULL */
+	unsigned config_poll;		/* config_poll=SECONDS, 0 off */
+	bool disconnect_unconfigured;	/* end ports no VF names: limited
+					 * in the default partition */
 	bool loop_fallback;		/* loop_fallback=on|off */
 	bool route_stability;		/* route_stability=on|off */
+	int partition_routing;		/* partition_routing=off|balance|
+					 * isolate; -1: the config's */
+	bool sa_log;			/* sa_log=on: log every PathRecord
+					 * answer (the LID pairs, P_Keys, SLs) */
+	int path_selection;		/* path_selection=minimal|pairwise|
+					 * orderall|srcdstall (LMC paths in
+					 * PathRecords); -1: the config's */
+	/*
+	 * Adaptive routing (docs/adaptive-routing.md), each -1 when not
+	 * given (the config's <Sm><AdaptiveRouting> then applies):
+	 * ar_enable=, ar_fine_grained=, ar_lost_route_only= (on|off),
+	 * ar_algorithm=random|greedy|greedyrandom, ar_frequency=0-7,
+	 * ar_threshold=0-7.
+	 */
+	int ar_enable, ar_fine_grained, ar_lost_route_only;
+	int ar_algorithm, ar_frequency, ar_threshold;
 	struct vf_guid_list core_switches;	/* fattree CoreSwitches */
 	struct vf_guid_list route_last;	/* fattree RouteLast */
 	struct vf_dg_def *dgs;		/* dg_<name>=, as defined */

@@ -90,12 +90,27 @@ static void *vf_create(osm_opensm_t *osm)
 	       " loaded into %s (options: %s)", VF_OSM_VERSION,
 	       osm->subn.opt.event_plugin_options ?
 	       osm->subn.opt.event_plugin_options : "none");
+	/* before any change of ours: where the user's partitions are */
+	p->user_partitions_ptr = osm->subn.opt.partition_config_file;
+	p->user_partitions = p->user_partitions_ptr ?
+			     strdup(p->user_partitions_ptr) : NULL;
+	/* a bad file is logged and the plugin runs without it */
+	vf_plugin_config_refresh(p);
+	vf_qos_create(p);
+	vf_ar_create(p);
+	vf_watch_start(p);
 	if (vf_engines_register(p)) {
+		vf_ar_destroy(p);
+		vf_plugin_config_free(p);
+		vf_watch_stop(p);
 		vf_log_set_sink(NULL, NULL);
+		free(p->user_partitions);
 		free(p->engines);
 		free(p);
 		return NULL;
 	}
+	/* after the last failure exit: OpenSM keeps the handlers */
+	vf_sa_install(p);
 	instances++;
 	return p;
 }
@@ -105,7 +120,14 @@ static void vf_delete(void *data)
 	struct vf_plugin *p = data;
 
 	vf_log(VF_LOG_INFO, "unloading");
+	vf_watch_stop(p);
+	vf_ar_destroy(p);
 	vf_drop_last(p);
+	vf_plugin_config_free(p);
+	vf_assignment_free(&p->assign);
+	vf_partitions_free(p);
+	vf_sa_free(p);
+	free(p->user_partitions);
 	vf_options_free(&p->opts);
 	vf_log_set_sink(NULL, NULL);
 	instances--;
@@ -119,11 +141,26 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 	const struct osm_routing_engine *re;
 
 	/* never take osm->lock here: report() may run with it held */
+	if (id == OSM_EVENT_ID_HEAVY_SWEEP_DONE) {
+		vf_qos_heavy_sweep(p, vf_partitions_heavy_sweep(p));
+		return;
+	}
+	if (id == OSM_EVENT_ID_SUBNET_UP) {
+		vf_partitions_verify(p);
+		/*
+		 * AR goes out with LID-routed MADs: only now are the new LFTs
+		 * on the switches (at UCAST_ROUTING_DONE they are still being
+		 * sent).  Sweeper thread, no lock held.
+		 */
+		vf_ar_subnet_up(p);
+		return;
+	}
 	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
 		return;
 	re = p->osm->routing_engine_used;
 	vf_log(VF_LOG_INFO, "unicast routing done by engine '%s'",
 	       re && re->name ? re->name : "unknown");
+	vf_qos_routing_done(p);
 	/*
 	 * From the sweeper thread, no lock held: the route check delays the
 	 * rest of the sweep but not the SA.  A routing by another engine

@@ -6,19 +6,61 @@
 #ifndef VF_PLUGIN_H
 #define VF_PLUGIN_H
 
+#include <sys/types.h>
+#include <time.h>
+
+#include "partition/assign.h"
+#include "partition/config.h"
+#include "partition/plan.h"
+#include "partition/qos.h"
+#include "partition/routegroups.h"
 #include "plugin/options.h"
+#include "plugin/sa.h"
 #include "routing/engine.h"
 #include "routing/fabric.h"
 #include "routing/routecheck.h"
 
+/* Milliseconds on the monotonic clock, for the timings in the log. */
+static inline double vf_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 struct osm_opensm;
+struct osm_routing_engine;
 struct osm_subn;
+struct vf_watch;
+struct vf_ar_state;
 
 /* What OpenSM's engine callbacks get as context: one per engine. */
 struct vf_engine_ctx {
 	struct vf_plugin *plugin;
 	const struct vf_engine *engine;
+	struct osm_routing_engine *re;	/* OpenSM's, once set up */
 	unsigned runs;		/* successful routings, for the log */
+};
+
+/* An OpenSM option the plugin overrides while it needs to (plugin/qos.c). */
+struct vf_opt_override {
+	bool on;			/* ours is in place */
+	int user, ours;			/* the value to put back; ours */
+};
+
+/*
+ * The QoS programme of the last heavy sweep and its tables for every data
+ * VL count (what the engine callbacks hand OpenSM), and the OpenSM options
+ * it overrides.  Sweeper thread only.
+ */
+struct vf_qos_state {
+	bool active;			/* tables are ours */
+	struct vf_qos_prog prog;
+	struct vf_qos_port ports[VF_QOS_MAX_VLS];	/* by data VLs - 1 */
+	struct vf_opt_override qos, hoq, leaf_hoq;
+	unsigned ports_set, ports_folded;	/* this sweep, for the log */
+	unsigned fold_vls, fold_classes;
 };
 
 /*
@@ -33,14 +75,46 @@ struct vf_routing {
 	struct vf_lfts lfts;
 	bool checked;		/* report computed (loop_fallback) */
 	bool logged;		/* report logged, or check_routes off */
+	bool ar_fresh;		/* made this sweep: AR not yet programmed */
 	struct vf_route_report report;
 };
 
 struct vf_plugin {
 	struct osm_opensm *osm;
 	struct vf_options opts;
+	struct vf_config *config;	/* last good configuration, or NULL */
+	bool config_failed;		/* the first read had errors */
+	char *user_partitions;		/* OpenSM's partition_config_file as
+					 * configured (a copy) */
+	char *user_partitions_ptr;	/* and OpenSM's own pointer to it */
+	struct {			/* the file it was read from */
+		struct timespec mtime;
+		off_t size;
+		ino_t ino;
+		bool seen, missing_logged;
+	} config_stamp;
+	struct vf_assignment assign;	/* automatic P_Keys/SLs, as cached */
+	bool assign_loaded;
+	char *partitions_file;		/* what partition_config_file points
+					 * to once we generate it */
+	struct vf_plan pkey_plan;	/* written, not yet verified */
+	struct vf_fabric *pkey_fabric;	/* its fabric; NULL when none */
+	unsigned verify_retries;	/* forced sweeps in a row */
+	double sweep_t0;		/* ms: HEAVY_SWEEP_DONE, for the log */
+	struct vf_watch *watch;		/* config_poll thread, or NULL */
 	struct vf_engine_ctx *engines;	/* one per vf_engines[] entry */
+	struct vf_sa sa;		/* PathRecord/MCMemberRecord handlers */
 	struct vf_routing last;
+	struct vf_qos_state qos;
+	struct vf_ar_state *ar;		/* plugin/ar.c */
+	/*
+	 * Partition-aware routing: the configuration (compared, never read)
+	 * and mode the routing in progress and the last one were made for;
+	 * a routing for another keeps nothing of the last (route_stability
+	 * would keep routes the new policy wants elsewhere).
+	 */
+	const void *routing_policy, *last_routing_policy;
+	int routing_mode, last_routing_mode;
 };
 
 /*
@@ -56,5 +130,61 @@ int vf_engines_register(struct vf_plugin *p);
 void vf_check_last(struct vf_plugin *p);
 /* Free the last routing. */
 void vf_drop_last(struct vf_plugin *p);
+
+/*
+ * Read config= again if the file changed (or was never read); a file with
+ * errors is logged and the last good config kept.  Sweeper thread only.
+ */
+void vf_plugin_config_refresh(struct vf_plugin *p);
+void vf_plugin_config_free(struct vf_plugin *p);
+/* The file the configuration comes from, or NULL. */
+const char *vf_plugin_config_source(const struct vf_plugin *p);
+/*
+ * The engine options for routing f: the config's routing device groups
+ * resolved on f, then what event_plugin_options sets explicitly.  g holds
+ * what o points to: free it with vf_route_groups_free() after routing.
+ */
+void vf_plugin_route_opts(struct vf_plugin *p, const struct vf_fabric *f,
+			  struct vf_route_opts *o, struct vf_route_groups *g);
+
+/*
+ * HEAVY_SWEEP_DONE: re-read the config if it changed and, when it defines
+ * virtual fabrics, write the partitions file OpenSM reads next.  Returns
+ * the plan written this sweep (valid until SUBNET_UP), or NULL.
+ */
+const struct vf_plan *vf_partitions_heavy_sweep(struct vf_plugin *p);
+/*
+ * SUBNET_UP: compare the P_Key tables OpenSM read back with the last plan;
+ * log differences and force a heavy sweep (a few times at most).
+ */
+void vf_partitions_verify(struct vf_plugin *p);
+void vf_partitions_free(struct vf_plugin *p);
+
+/*
+ * vFabric QoS (plugin/qos.c).  create(): turn opt.qos on when the
+ * configuration has QoS VFs.  Heavy sweep
+ * (after the plan, NULL when none was written): build the programme,
+ * install or remove the engine callbacks, set or restore the options.
+ * After routing (UCAST_ROUTING_DONE): log what the callbacks did.
+ */
+void vf_qos_create(struct vf_plugin *p);
+void vf_qos_heavy_sweep(struct vf_plugin *p, const struct vf_plan *plan);
+void vf_qos_routing_done(struct vf_plugin *p);
+
+/*
+ * Adaptive routing (plugin/ar.c, docs/ar-protocol.md).  At SUBNET_UP
+ * after our engine routed (sweeper thread, no lock held, the new LFTs in
+ * place): compute the AR tables of the last routing and program the
+ * switches' agents, or tell them to stop when AR is off.  Bounded in
+ * time; logs one summary line.
+ */
+int vf_ar_create(struct vf_plugin *p);
+void vf_ar_subnet_up(struct vf_plugin *p);
+void vf_ar_destroy(struct vf_plugin *p);
+
+/* Watch the configuration file (config_poll); a change asks for a heavy
+ * sweep.  0, or -errno (logged; changes then wait for SIGHUP). */
+int vf_watch_start(struct vf_plugin *p);
+void vf_watch_stop(struct vf_plugin *p);
 
 #endif /* VF_PLUGIN_H */

@@ -22,14 +22,6 @@
 #include "routing/log.h"
 #include "routing/routecheck.h"
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /*
  * Copy our tables into OpenSM's new_lft of every switch, found by GUID in
  * OpenSM's own switch map.  A switch OpenSM has but the model lacks keeps
@@ -126,6 +118,7 @@ static void keep_last(struct vf_plugin *p, const struct vf_engine *e,
 	p->last.lfts = *t;
 	p->last.checked = report != NULL;
 	p->last.logged = !p->opts.check_routes;
+	p->last.ar_fresh = true;
 	if (report)
 		p->last.report = *report;
 	memset(t, 0, sizeof(*t));
@@ -156,6 +149,13 @@ static int loop_gate(const struct vf_engine *e, const struct vf_fabric *f,
 	return -1;
 }
 
+/* Is this routing for the partition policy the last one was made for? */
+static bool same_partition_policy(const struct vf_plugin *p)
+{
+	return p->routing_policy == p->last_routing_policy &&
+	       p->routing_mode == p->last_routing_mode;
+}
+
 static int build_fwd_tables(void *context)
 {
 	struct vf_engine_ctx *ec = context;
@@ -165,8 +165,9 @@ static int build_fwd_tables(void *context)
 	struct vf_lfts t = { 0 };
 	struct vf_route_report *report = NULL;
 	struct vf_previous prev;
+	struct vf_route_groups groups = { .spine_first = -1 };
 	struct vf_fabric *f;
-	double t0 = now_ms(), t1, t2;
+	double t0 = vf_now_ms(), t1, t2;
 	unsigned written;
 	int rc;
 
@@ -174,20 +175,15 @@ static int build_fwd_tables(void *context)
 	if (!f)
 		return -1;
 	vf_route_opts_default(&opts);
-	opts.spine_first = ec->plugin->opts.spine_first;
-	opts.core_switches.guids = ec->plugin->opts.core_switches.guids;
-	opts.core_switches.count = ec->plugin->opts.core_switches.count;
-	opts.route_last.guids = ec->plugin->opts.route_last.guids;
-	opts.route_last.count = ec->plugin->opts.route_last.count;
-	if (ec->plugin->opts.route_stability && ec->plugin->last.fabric) {
+	vf_plugin_config_refresh(ec->plugin);
+	vf_plugin_route_opts(ec->plugin, f, &opts, &groups);
+	if (ec->plugin->opts.route_stability && ec->plugin->last.fabric &&
+	    same_partition_policy(ec->plugin)) {
 		prev.fabric = ec->plugin->last.fabric;
 		prev.lfts = &ec->plugin->last.lfts;
 		opts.previous = &prev;
 	}
-	/* resolved once, when the options were parsed */
-	opts.routing_order = ec->plugin->opts.routing_order;
-	opts.num_routing_order = ec->plugin->opts.num_routing_order;
-	t1 = now_ms();
+	t1 = vf_now_ms();
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
 	if (!rc)
 		rc = e->route(f, &opts, &t);
@@ -197,7 +193,7 @@ static int build_fwd_tables(void *context)
 		       e->name, rc);
 		goto out_free;
 	}
-	t2 = now_ms();
+	t2 = vf_now_ms();
 	if (ec->plugin->opts.loop_fallback) {
 		report = malloc(sizeof(*report));
 		rc = report ? loop_gate(e, f, &t, report) : -1;
@@ -208,11 +204,14 @@ static int build_fwd_tables(void *context)
 	ec->runs++;
 	vf_log(VF_LOG_INFO,
 	       "%s routed %u switches, max LID %u in %.2f ms (fabric model %.2f ms, routing %.2f ms; run %u)",
-	       e->name, written, f->max_lid, now_ms() - t0, t1 - t0,
+	       e->name, written, f->max_lid, vf_now_ms() - t0, t1 - t0,
 	       t2 - t1, ec->runs);
 	keep_last(ec->plugin, e, f, &t, report);
+	ec->plugin->last_routing_policy = ec->plugin->routing_policy;
+	ec->plugin->last_routing_mode = ec->plugin->routing_mode;
 	f = NULL;
 out_free:
+	vf_route_groups_free(&groups);
 	free(report);
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);
@@ -224,6 +223,15 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	struct vf_engine_ctx *ec = re->context;
 
 	re->ucast_build_fwd_tables = build_fwd_tables;
+	/*
+	 * update_sl2vl/update_vlarb: plugin/qos.c, only with QoS VFs.
+	 * path_sl stays NULL: under a vFabric policy our SA handlers choose
+	 * SLs; OpenSM's own handlers (no policy, or ours not installed) take
+	 * the SL from the partition's sl=, which the plan writes per VF, so
+	 * it always matches the P_Key they chose.  path_sl sees only the
+	 * LIDs, not that P_Key, and could only break the pairing.
+	 */
+	ec->re = re;
 	vf_log(VF_LOG_INFO, "routing engine %s selected (%s)",
 	       ec->engine->name, ec->engine->summary);
 	return 0;

@@ -75,9 +75,18 @@ static uint32_t add_node(struct vf_fabric *f, osm_node_t *node)
 	snprintf(name, sizeof(name), "%s-%016llx",
 		 type == IB_NODE_TYPE_SWITCH ? "S" : "H",
 		 (unsigned long long)guid);
-	return vf_fabric_add_node(f, type, guid,
-				  cl_ntoh64(node->node_info.sys_guid), nports,
-				  name, node->print_desc);
+	uint32_t n = vf_fabric_add_node(f, type, guid,
+					cl_ntoh64(node->node_info.sys_guid),
+					nports, name, node->print_desc);
+
+	if (n != VF_NONE) {
+		f->nodes[n].partition_cap =
+			cl_ntoh16(node->node_info.partition_cap);
+		if (node->sw)
+			f->nodes[n].enforce_cap =
+				cl_ntoh16(node->sw->switch_info.enforce_cap);
+	}
+	return n;
 }
 
 /* Copy each port's GUID, LID, LMC, width and speed. */
@@ -146,6 +155,35 @@ static int reserve(struct vf_fabric *f, cl_qmap_t *tbl)
 	return vf_fabric_reserve(f, nodes, ports, bytes);
 }
 
+/*
+ * The alias GUIDs OpenSM knows (SR-IOV virtual functions' port GUIDs, set
+ * by the hosts through the SA), each on its physical port's slot.
+ */
+static int add_aliases(struct vf_fabric *f, osm_subn_t *subn,
+		       const struct guid_index *idx, uint32_t n)
+{
+	cl_qmap_t *tbl = &subn->alias_port_guid_tbl;
+
+	for (cl_map_item_t *it = cl_qmap_head(tbl); it != cl_qmap_end(tbl);
+	     it = cl_qmap_next(it)) {
+		const osm_alias_guid_t *a = (const osm_alias_guid_t *)it;
+		const osm_physp_t *physp;
+		uint32_t node;
+
+		if (!a->p_base_port || a->alias_guid == a->p_base_port->guid)
+			continue;
+		physp = a->p_base_port->p_physp;
+		node = lookup(idx, n,
+			      cl_ntoh64(osm_node_get_node_guid(physp->p_node)));
+		if (node != VF_NONE &&
+		    vf_fabric_add_alias(f, f->nodes[node].first_port +
+					physp->port_num,
+					cl_ntoh64(a->alias_guid)))
+			return -1;
+	}
+	return 0;
+}
+
 struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn)
 {
 	cl_qmap_t *tbl = &subn->node_guid_tbl;
@@ -177,7 +215,7 @@ struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn)
 	for (uint32_t i = 0; i < n; i++)
 		if (link_ports(f, idx, n, i, osm_nodes[i]))
 			goto out_fail;
-	if (vf_fabric_finalize(f))
+	if (vf_fabric_finalize(f) || add_aliases(f, subn, idx, n))
 		goto out_fail;
 	free(idx);
 	free(osm_nodes);

@@ -3,9 +3,9 @@
  * Device groups, as far as routing needs them: a named set of ports given
  * by NodeGUID, PortGUID or NodeDesc pattern (reference/opa-fm.md 1.3).
  *
- * Stop-gap until the vFabric configuration (opafm.xml <DeviceGroups>)
- * exists: it will build these from its own definitions, so this module
- * stays small and knows nothing about where the groups come from.
+ * The vFabric configuration's DeviceGroups arrive here resolved to port
+ * GUIDs (partition/routegroups.c), event_plugin_options' dg_ groups as
+ * written; this module knows nothing about where a group comes from.
  */
 #ifndef VF_DEVGROUP_H
 #define VF_DEVGROUP_H

@@ -12,6 +12,8 @@
 
 #include "fabric.h"
 #include "sticky.h"
+#include "tenancy.h"
+#include "traffic.h"
 
 /* A set of nodes given by NodeGUID (sorted ascending), e.g. a device group. */
 struct vf_guid_set {
@@ -48,6 +50,21 @@ struct vf_route_opts {
 	 */
 	const struct vf_devgroup *routing_order;
 	unsigned num_routing_order;
+	/*
+	 * Partition-aware routing (routing/tenancy.h): who may talk to whom,
+	 * and whether each class is balanced on its own or also kept on its
+	 * own switches.  NULL traffic or mode OFF: all-to-all.
+	 */
+	const struct vf_traffic *traffic;
+	enum vf_partition_routing partition_routing;
+	/*
+	 * Which of an engine's two class-by-class orders to use (0 or 1),
+	 * chosen by routing/classbest.c: fattree restarts its rotation for
+	 * each class behind an edge switch (0) or goes on from the class
+	 * before (1); shortestpath groups the ports behind a switch by class
+	 * (0) or not (1).
+	 */
+	unsigned class_variant;
 };
 
 /* The defaults: spine_first on, no device groups. */

@@ -36,6 +36,7 @@ void vf_fabric_destroy(struct vf_fabric *f)
 	free(f->switches);
 	free(f->lid_port);
 	free(f->strings);
+	free(f->aliases);
 	free(f);
 }
 
@@ -57,6 +58,15 @@ static int grow(void **arr, uint32_t *cap, uint32_t need, size_t elem)
 		return -ENOMEM;
 	*arr = p;
 	*cap = ncap;
+	return 0;
+}
+
+int vf_fabric_add_alias(struct vf_fabric *f, uint32_t port, uint64_t guid)
+{
+	if (grow((void **)&f->aliases, &f->aliases_cap, f->num_aliases + 1,
+		 sizeof(*f->aliases)))
+		return -ENOMEM;
+	f->aliases[f->num_aliases++] = (struct vf_alias){ guid, port };
 	return 0;
 }
 
@@ -303,6 +313,16 @@ uint32_t vf_fabric_find_guid(const struct vf_fabric *f, uint64_t node_guid)
 	for (uint32_t n = 0; n < f->num_nodes; n++)
 		if (f->nodes[n].guid == node_guid)
 			return n;
+	return VF_NONE;
+}
+
+uint32_t vf_fabric_end_port(const struct vf_fabric *f, uint64_t port_guid)
+{
+	for (uint32_t i = 0; i < f->num_ports; i++)
+		if (f->ports[i].guid == port_guid &&
+		    (!vf_is_switch(&f->nodes[f->ports[i].node]) ||
+		     f->ports[i].num == 0))
+			return i;
 	return VF_NONE;
 }
 

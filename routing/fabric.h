@@ -54,6 +54,13 @@ struct vf_node {
 	uint32_t desc;		/* offset in strings: NodeDescription */
 	uint8_t type;		/* enum vf_node_type */
 	uint8_t num_ports;	/* physical ports, port 0 not counted */
+	/*
+	 * P_Key table size: NodeInfo.PartitionCap (a CA's ports, a switch's
+	 * port 0) and, on switches, SwitchInfo.PartitionEnforcementCap (its
+	 * external ports); 0 unknown (net files).
+	 */
+	uint16_t partition_cap;
+	uint16_t enforce_cap;
 };
 
 struct vf_port {
@@ -66,6 +73,16 @@ struct vf_port {
 	uint8_t width;		/* active lanes: 1, 2, 4, 8 or 12; 0 unknown */
 	uint8_t speed;		/* enum vf_speed */
 	bool healthy;		/* false: link exists but must not carry routes */
+};
+
+/*
+ * An alias GUID of a port: SR-IOV virtual functions present their own port
+ * GUIDs on the one physical port (seed 004); P_Keys go to the physical
+ * port's table.
+ */
+struct vf_alias {
+	uint64_t guid;
+	uint32_t port;		/* the physical port's slot */
 };
 
 struct vf_fabric {
@@ -81,6 +98,8 @@ struct vf_fabric {
 	uint32_t strings_len, strings_cap;
 	uint32_t nodes_cap, ports_cap;
 	bool finalized;
+	struct vf_alias *aliases;
+	uint32_t num_aliases, aliases_cap;
 };
 
 /*
@@ -113,6 +132,8 @@ uint32_t vf_fabric_add_node(struct vf_fabric *f, enum vf_node_type type,
 			    uint64_t guid, uint64_t sysimg_guid,
 			    unsigned num_ports, const char *name,
 			    const char *desc);
+/* Record an alias GUID of port slot `port`; 0 or -ENOMEM. */
+int vf_fabric_add_alias(struct vf_fabric *f, uint32_t port, uint64_t guid);
 /* Index of port num of node, or VF_NONE when out of range. */
 uint32_t vf_fabric_port(const struct vf_fabric *f, uint32_t node,
 			unsigned num);
@@ -172,6 +193,12 @@ static inline const struct vf_port *vf_usable_peer(const struct vf_fabric *f,
 uint32_t vf_fabric_lid_node(const struct vf_fabric *f, unsigned lid);
 /* Node index with this NodeGUID, or VF_NONE (linear; for tools). */
 uint32_t vf_fabric_find_guid(const struct vf_fabric *f, uint64_t node_guid);
+/*
+ * The end port with this PortGUID (a CA's port, or a switch's port 0: its
+ * other ports share that GUID), or VF_NONE (linear; for tools and the
+ * SM's own port).
+ */
+uint32_t vf_fabric_end_port(const struct vf_fabric *f, uint64_t port_guid);
 /* Node index with this name (net-file id), or VF_NONE (linear). */
 uint32_t vf_fabric_find_name(const struct vf_fabric *f, const char *name);
 /* Per-lane rate in units of 100 Mb/s (SDR = 25). */

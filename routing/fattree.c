@@ -28,21 +28,33 @@
  * goes to the least-loaded candidate (pick_base()).
  *
  * Degraded trees (a tier's switches differ in link counts) lose that
- * alignment: with two tiers, edge switches choose by all-to-all flow on the
- * path (pick_by_flow()); with more, a flow model routes every switch
- * (route_dest_by_flow()).
+ * alignment, and so do director chassis with edge switches on several
+ * chassis: a flow model of all-to-all traffic routes every switch
+ * (route_dest_by_flow()), in passes (improve_by_flow()).  Where it is
+ * affordable both are computed and the lighter kept (better_of_both());
+ * degraded trees too big for it balance by flow at the edge switches only
+ * (pick_by_flow()).
  *
  * LMC > 0: the other LIDs of a port take another chassis, then another
  * chip, then another port than the LIDs before (pick_alternate()).
  *
  * Switch LIDs (management traffic) take the first shortest path found by
  * a breadth-first search, as the FM routes them outside its balancing.
+ *
+ * Partition-aware routing (routing/tenancy.h, docs/partition-routing.md):
+ * ranks count within each port's balance class, and the ports behind an
+ * edge switch are taken class by class, so the rotation spreads each
+ * class over the uplinks on its own; with isolation a tenant's
+ * destinations rotate over the candidates leading to its own switches.
+ * Both use the rotation; balance keeps the all-to-all tables instead
+ * where those are lighter for the classes (routing/classbest.h).
  */
 #define _GNU_SOURCE	/* qsort_r */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "classbest.h"
 #include "engine.h"
 #include "log.h"
 #include "sticky.h"
@@ -71,12 +83,16 @@ struct ft_ctx {
 	uint64_t *flow;		/* [num_ports] all-to-all routes, edge choices */
 	uint32_t *hosts;	/* [nsw] end nodes attached */
 	bool degraded;		/* a tier's switches differ in up/down links */
-	bool flow_model;	/* degraded with three tiers or more */
+	bool flow_model;	/* this routing uses the flow model */
+	bool model_ok;		/* the flow model is affordable here */
+	bool tie_by_link;	/* equal paths: the lighter first link (the
+				 * first pass), else rotation order */
 	/* degraded trees, per destination edge switch (see route_by_flow) */
 	uint32_t *flow_order;	/* on-tree switches, farthest from e first */
 	uint32_t *cand_start;	/* [nsw + 1] into cand_pool, by switch */
 	uint32_t *cand_pool;	/* candidate hop indices */
-	uint64_t *arriving;	/* [nsw] one destination's flow into a switch */
+	uint32_t *choice;	/* [nsw] hop toward the current destination,
+				 * VF_NONE while undecided */
 	uint32_t *down_port;	/* [nsw] port index straight down to the
 				 * current e, VF_NONE (none, or a trunk) */
 	uint32_t *up_end;	/* [nsw] hops [start, up_end) go up */
@@ -85,6 +101,7 @@ struct ft_ctx {
 	/* the destination ports behind the current edge switch */
 	struct ft_dest *dests;
 	unsigned num_dests;
+	struct vf_tenancy ten;	/* partition-aware routing, or mode OFF */
 };
 
 struct ft_dest {
@@ -92,7 +109,12 @@ struct ft_dest {
 	uint16_t base_lid;
 	uint8_t lids;		/* 2^LMC */
 	uint8_t edge_port;	/* its port on the edge switch */
+	uint16_t cls;		/* balance class, VF_TENANCY_NONE */
+	uint16_t tenant;	/* isolation tenant, VF_TENANCY_NONE */
 };
+
+static int route_fattree(const struct vf_fabric *f,
+			 const struct vf_route_opts *opts, struct vf_lfts *t);
 
 static bool is_up(const struct ft_ctx *c, uint32_t s, uint32_t n)
 {
@@ -206,6 +228,14 @@ static void order_tiers(struct ft_ctx *c)
 	qsort_r(c->edges, c->num_edges, sizeof(*c->edges), cmp_edge, c);
 }
 
+/* The per-class counter of port p: its class, or the last one for none. */
+static unsigned class_slot(const struct ft_ctx *c, const struct vf_port *p)
+{
+	uint16_t cls = c->ten.port_class[p - c->f->ports];
+
+	return cls == VF_TENANCY_NONE ? c->ten.num_classes : cls;
+}
+
 static bool route_last(const struct ft_ctx *c, const struct vf_port *p)
 {
 	const struct vf_guid_set *set = &c->opts->route_last;
@@ -214,11 +244,17 @@ static bool route_last(const struct ft_ctx *c, const struct vf_port *p)
 			      vf_guid_set_has(set, p->guid));
 }
 
-/* Destination ranks: edge switches in order, ports in order; RouteLast last. */
+/*
+ * Destination ranks: edge switches in order, ports in order; RouteLast
+ * last.  Partition-aware, a rank counts within the port's class.
+ */
 static void rank_ports(struct ft_ctx *c)
 {
 	const struct vf_fabric *f = c->f;
-	uint32_t r = 0;
+	uint32_t r = 0, *per_class = NULL;
+
+	if (c->ten.mode != VF_PROUTE_OFF)
+		per_class = calloc(c->ten.num_classes + 1, sizeof(*per_class));
 
 	for (uint32_t i = 0; i < f->num_ports; i++)
 		c->rank[i] = VF_NONE;
@@ -235,10 +271,12 @@ static void rank_ports(struct ft_ctx *c)
 				    !peer->base_lid ||
 				    route_last(c, peer) != (pass == 1))
 					continue;
-				c->rank[peer - f->ports] = r++;
+				c->rank[peer - f->ports] = per_class ?
+					per_class[class_slot(c, peer)]++ : r++;
 			}
 		}
 	}
+	free(per_class);
 }
 
 /* down[] and ud[] toward edge switch e. */
@@ -380,24 +418,31 @@ static bool is_degraded(const struct ft_ctx *c)
 }
 
 /*
- * The flow model costs about destinations x switches x candidates: up to
- * 20 million destination-switch pairs (thousands of hosts) it takes well
- * under a second; beyond, the edge rule is used (a degraded 27,648-host
- * tree took 25 s with the model, 1 s without).
+ * The flow model's work is about destinations x hops between switches per
+ * pass (the paths behind every candidate are a few hops); 150 million of
+ * those take about a second on a 2 GHz core.  Passes beyond the first run
+ * only within that budget; a tree too big for one pass is balanced at the
+ * edges only (pick_by_flow()).
  */
-#define FT_FLOW_MODEL_MAX 20000000ull
+#define FT_FLOW_WORK_MAX 150000000ull
+#define FT_FLOW_PASSES 8
 
-static bool flow_model_affordable(const struct ft_ctx *c)
+static uint64_t flow_pass_work(const struct ft_ctx *c)
 {
 	uint64_t dests = 0;
 
 	for (uint32_t i = 0; i < c->f->num_ports; i++)
 		dests += c->rank[i] != VF_NONE;
-	if (dests * c->nsw <= FT_FLOW_MODEL_MAX)
+	return dests * (c->g.hop_start[c->nsw] ? c->g.hop_start[c->nsw] : 1);
+}
+
+static bool flow_model_affordable(const struct ft_ctx *c)
+{
+	if (flow_pass_work(c) <= FT_FLOW_WORK_MAX)
 		return true;
 	vf_log(VF_LOG_INFO,
-	       "fattree: degraded tree of %llu destinations and %u switches: too big for the flow model, balancing at the edges only",
-	       (unsigned long long)dests, c->nsw);
+	       "fattree: %u switches and %llu destination x link pairs: too big for the flow model, rotation only (at the edges by flow where degraded)",
+	       c->nsw, (unsigned long long)flow_pass_work(c));
 	return false;
 }
 
@@ -492,7 +537,7 @@ static unsigned alike(const struct ft_ctx *c, uint32_t x, uint32_t y)
  */
 static __attribute__((noinline)) unsigned
 pick_alternate(const struct ft_ctx *c, unsigned n, const unsigned *chosen,
-	       unsigned l)
+	       unsigned l, uint16_t tenant)
 {
 	unsigned best = chosen[0], best_alike = 4;
 	uint32_t best_load = UINT32_MAX;
@@ -500,6 +545,13 @@ pick_alternate(const struct ft_ctx *c, unsigned n, const unsigned *chosen,
 	for (unsigned j = 1; j <= n; j++) {
 		unsigned idx = (chosen[0] + j) % n, worst = 0;
 		uint32_t load = c->alt_routed[c->g.hops[c->group[idx]].port];
+
+		/* isolation: the base's choice was the tenant's already */
+		if (c->ten.owner && !vf_tenancy_allows(&c->ten, tenant,
+				c->g.hops[c->group[idx]].next_sw) &&
+		    vf_tenancy_allows(&c->ten, tenant,
+				c->g.hops[c->group[chosen[0]]].next_sw))
+			continue;
 
 		for (unsigned k = 0; k < l; k++) {
 			unsigned a = alike(c, c->group[idx],
@@ -585,10 +637,11 @@ static void add_flow(struct ft_ctx *c, uint32_t s, const struct vf_hop *h)
 }
 
 /*
- * An edge switch in a degraded tree: the candidate whose path is least
- * loaded by all-to-all routes so far, ties in the rotation's order.  Counting
- * routes on the links themselves, not LIDs per port, is what keeps the
- * remaining downlinks into a degraded leaf even.
+ * An edge switch in a degraded tree too big for the flow model: the
+ * candidate whose path is least loaded by all-to-all routes so far, ties
+ * in the rotation's order.  Counting routes on the links themselves, not
+ * LIDs per port, is what keeps the remaining downlinks into a degraded
+ * leaf even.
  */
 static unsigned pick_by_flow(const struct ft_ctx *c, unsigned n, uint32_t r,
 			     unsigned offset)
@@ -624,11 +677,39 @@ write_alternates(struct ft_ctx *c, uint32_t s, unsigned n,
 		int kept = c->sticky.row ?
 			   kept_index(c, s, n, dst->base_lid + l) : -1;
 
+		if (kept >= 0 && c->ten.owner &&
+		    !vf_tenancy_allows(&c->ten, dst->tenant,
+				       c->g.hops[c->group[kept]].next_sw))
+			kept = -1;
 		chosen[l] = kept >= 0 ? (unsigned)kept :
-			    pick_alternate(c, n, chosen, l);
+			    pick_alternate(c, n, chosen, l, dst->tenant);
 		c->alt_routed[c->g.hops[c->group[chosen[l]]].port]++;
 		row[dst->base_lid + l] = c->g.hops[c->group[chosen[l]]].num;
 	}
+}
+
+/*
+ * Isolation: among s's n candidates, the ones leading to the destination's
+ * tenant's switches, in rotation by its class rank; when there are none,
+ * or only those, the rotation's own pick stays.  A kept (previous) choice
+ * that leaves the tenant's switches is dropped.
+ */
+static unsigned own_candidate(const struct ft_ctx *c, unsigned n,
+			      const struct ft_dest *dst, unsigned offset,
+			      unsigned base, int *kept)
+{
+	unsigned sub[VF_MAX_PORTS], m = 0;
+
+	for (unsigned j = 0; j < n; j++)
+		if (vf_tenancy_allows(&c->ten, dst->tenant,
+				      c->g.hops[c->group[j]].next_sw))
+			sub[m++] = j;
+	if (*kept >= 0 && m && !vf_tenancy_allows(&c->ten, dst->tenant,
+			c->g.hops[c->group[*kept]].next_sw))
+		*kept = -1;
+	if (!m || m == n)
+		return base;
+	return sub[(dst->rank + offset) % m];
 }
 
 /* Route, at switch s, every destination port behind edge switch e. */
@@ -655,13 +736,17 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 		const struct ft_dest *dst = &c->dests[d];
 		int kept = sticky ? kept_index(c, s, n, dst->base_lid) : -1;
 
+		/* a class's first destination here starts its own rotation */
 		if (c->edge[s] && c->degraded)
 			base = pick_by_flow(c, n, dst->rank, offset);
-		else if (!d)
+		else if (!d || (dst->cls != c->dests[d - 1].cls &&
+				!c->opts->class_variant))
 			base = n == full ? (dst->rank + offset) % n :
 					   pick_base(c, n, dst->rank, offset);
 		else
 			base = (base + 1) % n;
+		if (c->ten.owner && dst->tenant != VF_TENANCY_NONE)
+			base = own_candidate(c, n, dst, offset, base, &kept);
 		if (kept >= 0)
 			base = kept;
 		/* flow is only needed, and only paid for, on degraded trees */
@@ -674,7 +759,18 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 	}
 }
 
-/* The ranked destination ports behind edge switch e, in port order. */
+/* By class (none last), then edge port. */
+static int cmp_dest(const void *pa, const void *pb)
+{
+	const struct ft_dest *a = pa, *b = pb;
+
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	return a->edge_port < b->edge_port ? -1 : a->edge_port > b->edge_port;
+}
+
+/* The ranked destination ports behind edge switch e, in port order (by
+ * class first when partition-aware). */
 static void collect_dests(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 {
 	const struct vf_fabric *f = c->f;
@@ -696,8 +792,16 @@ static void collect_dests(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 		d->base_lid = peer->base_lid;
 		d->lids = lids > 128 ? 128 : lids;
 		d->edge_port = i;
+		d->cls = d->tenant = VF_TENANCY_NONE;
+		if (c->ten.mode != VF_PROUTE_OFF) {
+			d->cls = c->ten.port_class[peer - f->ports];
+			d->tenant = c->ten.port_tenant[peer - f->ports];
+		}
 		c->num_dests++;
 	}
+	/* class by class, so the rotation spreads each class on its own */
+	if (c->ten.mode != VF_PROUTE_OFF)
+		qsort(c->dests, c->num_dests, sizeof(*c->dests), cmp_dest);
 }
 
 /*
@@ -731,10 +835,10 @@ static const char *sw_desc(const struct ft_ctx *c, uint32_t s)
  * an edge switch connected to e has no up/down path to it.
  */
 /*
- * Degraded trees of three tiers or more route by an all-to-all flow model
- * (two-tier ones do better with pick_by_flow at the edge alone: measured
- * 152 against 168 on an 8x8+4 tree missing three cables, while a 3-level
- * tree missing three went from 816 to 496 with the model).  Here: the
+ * Degraded trees route by an all-to-all flow model (measured against the
+ * tier-cut bound, on 3-level trees missing 5% of their cables: within 2%,
+ * where balancing at the edges alone left 1.7-2x; on 2-level ones it
+ * reaches the bound where the edge rule stays 2-5% above).  Here: the
  * on-tree switches toward e, farthest first (every hop brings a route one
  * closer, so a switch comes after all that can send to it), each with its
  * candidates stored once.
@@ -763,67 +867,109 @@ static void prepare_flow(struct ft_ctx *c)
 	c->cand_start[c->nsw] = at;
 }
 
-/* The least flow on a link out of x toward e: its best next step. */
-static uint64_t lookahead(const struct ft_ctx *c, uint32_t x)
+/*
+ * The busiest link, with `add` more routes on each, on the way from x to
+ * the current e as already decided for the current destination (paths are
+ * a few hops: this is cheap).
+ */
+static uint64_t path_max(const struct ft_ctx *c, uint32_t x, uint64_t add)
 {
-	uint64_t best = UINT64_MAX;
+	uint64_t most = 0;
 
-	for (uint32_t i = c->cand_start[x]; i < c->cand_start[x + 1]; i++) {
-		uint64_t f = c->flow[c->g.hops[c->cand_pool[i]].port];
+	for (; c->choice[x] != VF_NONE; x = c->g.hops[c->choice[x]].next_sw)
+		if (c->flow[c->g.hops[c->choice[x]].port] + add > most)
+			most = c->flow[c->g.hops[c->choice[x]].port] + add;
+	return most;
+}
 
-		if (f < best)
-			best = f;
-	}
-	return best == UINT64_MAX ? 0 : best;
+/* Add (or take off) one source switch's routes along its decided path. */
+static void push_path(struct ft_ctx *c, uint32_t x, int64_t routes)
+{
+	for (; c->choice[x] != VF_NONE; x = c->g.hops[c->choice[x]].next_sw)
+		c->flow[c->g.hops[c->choice[x]].port] += (uint64_t)routes;
 }
 
 /*
- * One destination (rank r, base_lid, lids) in a degraded tree: with the
- * flow from every CA port propagated switch by switch, each switch sends
- * it where its path is least loaded (the link out, and the next switch's
- * best link after), ties in the rotation's order.
+ * Put one destination's all-to-all routes on the links (sign 1), or take
+ * them off (-1), following the entries the tables hold: to route it again
+ * against everything else, or to weigh a whole routing.
+ */
+static void account_dest(struct ft_ctx *c, struct vf_lfts *t,
+			 const struct ft_dest *dst, int sign)
+{
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++) {
+		uint32_t s = c->flow_order[k];
+		uint8_t out = vf_lft_row(t, s)[dst->base_lid];
+
+		for (uint32_t i = c->cand_start[s]; i < c->cand_start[s + 1];
+		     i++)
+			if (c->g.hops[c->cand_pool[i]].num == out)
+				c->choice[s] = c->cand_pool[i];
+	}
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
+		if (c->hosts[c->flow_order[k]])
+			push_path(c, c->flow_order[k],
+				  sign * (int64_t)c->hosts[c->flow_order[k]]);
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
+		c->choice[c->flow_order[k]] = VF_NONE;
+}
+
+/*
+ * One destination in a degraded tree.  Switches decide nearest to e first,
+ * so each sees the whole path behind every candidate; a switch with end
+ * nodes then puts their routes on its path at once, and the next ones see
+ * them (deciding farthest first, as the flow arrives, made every edge
+ * switch of a pod pick the same path, unaware of the others).  The choice
+ * is the candidate whose path's busiest link is least loaded; ties go, in
+ * the first pass, to the less loaded first link (3 chassis with 18 edge
+ * switches: 204, the bound, where rotation order left 210), and in the
+ * passes after it to the rotation's order (which they settle better: a
+ * degraded 3-level tree, 440 against 448).
  */
 static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			       const struct ft_dest *dst)
 {
 	bool sticky = c->sticky.row != NULL;
+	uint32_t k = 0;
 
-	for (uint32_t s = 0; s < c->nsw; s++)
-		c->arriving[s] = 0;
-	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++) {
+	while (c->flow_order[k] != VF_NONE)
+		k++;
+	while (k--) {
 		uint32_t s = c->flow_order[k], i0 = c->cand_start[s];
-		unsigned n = c->cand_start[s + 1] - i0, best = 0, offset;
-		uint64_t flow = c->hosts[s] + c->arriving[s], best_cost;
+		unsigned n = c->cand_start[s + 1] - i0, best;
+		uint64_t own = c->hosts[s], best_cost = UINT64_MAX;
+		uint64_t best_link = UINT64_MAX;
 		int kept;
-		uint8_t *row = vf_lft_row(t, s);
 
 		if (!n)
 			continue;
 		memcpy(c->group, c->cand_pool + i0, n * sizeof(*c->group));
-		offset = c->pos[s];
-		best = (dst->rank + offset) % n;
-		best_cost = UINT64_MAX;
-		for (unsigned j = 0; j < n && flow; j++) {
-			unsigned idx = (dst->rank + offset + j) % n;
+		best = (dst->rank + c->pos[s]) % n;
+		for (unsigned j = 0; j < n; j++) {
+			unsigned idx = (dst->rank + c->pos[s] + j) % n;
 			const struct vf_hop *h = &c->g.hops[c->group[idx]];
-			uint64_t ahead = lookahead(c, h->next_sw);
-			uint64_t cost = c->flow[h->port] > ahead ?
-					c->flow[h->port] : ahead;
+			uint64_t cost = path_max(c, h->next_sw, own);
 
-			if (cost < best_cost) {
+			if (c->flow[h->port] + own > cost)
+				cost = c->flow[h->port] + own;
+			if (cost < best_cost ||
+			    (c->tie_by_link && cost == best_cost &&
+			     c->flow[h->port] < best_link)) {
 				best = idx;
 				best_cost = cost;
+				best_link = c->flow[h->port];
 			}
 		}
 		kept = sticky ? kept_index(c, s, n, dst->base_lid) : -1;
 		if (kept >= 0)
 			best = kept;
-		c->flow[c->g.hops[c->group[best]].port] += flow;
-		c->arriving[c->g.hops[c->group[best]].next_sw] += flow;
-		row[dst->base_lid] = c->g.hops[c->group[best]].num;
-		if (dst->lids > 1)
-			write_alternates(c, s, n, dst, best, row);
+		c->choice[s] = c->group[best];
+		vf_lft_row(t, s)[dst->base_lid] = c->g.hops[c->choice[s]].num;
+		if (own)
+			push_path(c, s, (int64_t)own);
 	}
+	for (k = 0; c->flow_order[k] != VF_NONE; k++)
+		c->choice[c->flow_order[k]] = VF_NONE;
 }
 
 static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
@@ -877,6 +1023,149 @@ static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 }
 
 /*
+ * The leaf-uplink bound: every edge switch's hosts send to all other hosts
+ * over its links up, so one of them carries at least the share (rounded
+ * up).  A routing that reaches it cannot be bettered.
+ */
+static uint64_t edge_bound(const struct ft_ctx *c)
+{
+	uint64_t total = 0, most = 0;
+
+	for (uint32_t s = 0; s < c->nsw; s++)
+		total += c->hosts[s];
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		uint64_t up = c->up_end[s] - c->g.hop_start[s];
+		uint64_t share;
+
+		if (!c->hosts[s] || !up)
+			continue;
+		share = (c->hosts[s] * (total - c->hosts[s]) + up - 1) / up;
+		if (share > most)
+			most = share;
+	}
+	return most;
+}
+
+/*
+ * How loaded the links between switches are, in all-to-all routes: the
+ * busiest link first, then the sum of squares (lower when the rest is
+ * more even), as one comparable pair.
+ */
+struct ft_load {
+	uint64_t max, squares;
+};
+
+static struct ft_load link_load(const struct ft_ctx *c)
+{
+	struct ft_load l = { 0, 0 };
+
+	for (uint32_t i = 0; i < c->f->num_ports; i++) {
+		if (c->flow[i] > l.max)
+			l.max = c->flow[i];
+		l.squares += c->flow[i] * c->flow[i];
+	}
+	return l;
+}
+
+static bool lighter(struct ft_load a, struct ft_load b)
+{
+	return a.max < b.max || (a.max == b.max && a.squares < b.squares);
+}
+
+/* The destinations behind edge switch e and the flow model toward it. */
+static void prepare_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
+{
+	collect_dests(c, t, e);
+	distances_to(c, e);
+	prepare_flow(c);
+}
+
+/*
+ * Another pass of the flow model: each destination in turn is taken off
+ * and routed again against all the others (the first pass routed the
+ * early ones against an empty fabric).
+ */
+static void reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t)
+{
+	for (uint32_t i = 0; i < c->num_edges; i++) {
+		prepare_edge(c, t, c->edges[i]);
+		for (unsigned d = 0; d < c->num_dests; d++) {
+			account_dest(c, t, &c->dests[d], -1);
+			route_dest_by_flow(c, t, &c->dests[d]);
+		}
+	}
+}
+
+/*
+ * The flow model's base LIDs are chosen; now the others (LMC > 0), at
+ * every switch on the way, apart from the base LID's choice.
+ */
+static void alternates_by_flow(struct ft_ctx *c, struct vf_lfts *t)
+{
+	for (uint32_t i = 0; i < c->num_edges; i++) {
+		prepare_edge(c, t, c->edges[i]);
+		for (unsigned d = 0; d < c->num_dests; d++) {
+			const struct ft_dest *dst = &c->dests[d];
+
+			for (uint32_t k = 0; c->flow_order[k] != VF_NONE &&
+			     dst->lids > 1; k++) {
+				uint32_t s = c->flow_order[k];
+				uint32_t i0 = c->cand_start[s];
+				unsigned n = c->cand_start[s + 1] - i0, base = 0;
+				uint8_t *row = vf_lft_row(t, s);
+
+				memcpy(c->group, c->cand_pool + i0,
+				       n * sizeof(*c->group));
+				while (base < n && c->g.hops[c->group[base]].num !=
+						   row[dst->base_lid])
+					base++;
+				if (base < n)
+					write_alternates(c, s, n, dst, base, row);
+			}
+		}
+	}
+}
+
+/*
+ * Passes of the flow model while they bring the busiest link down (the
+ * first routes each destination knowing only those before it; measured on
+ * a 3-level tree missing three cables: 448 after one pass, 440 after
+ * three, against a bound of 439), keeping the best tables seen.  At most
+ * FT_FLOW_PASSES, within the work budget given; two passes without a
+ * lower busiest link, or reaching the leaf bound, end it.
+ */
+static int improve_by_flow(struct ft_ctx *c, struct vf_lfts *t,
+			   uint64_t budget)
+{
+	size_t size = (size_t)t->num_switches * ((size_t)t->max_lid + 1);
+	struct ft_load best = link_load(c);
+	uint8_t *kept = malloc(size ? size : 1);
+	uint64_t work = flow_pass_work(c);
+	unsigned stale = 0;
+
+	if (!kept)
+		return -ENOMEM;
+	memcpy(kept, t->port, size);
+	c->tie_by_link = false;
+	for (unsigned pass = 2; pass <= FT_FLOW_PASSES && stale < 2 &&
+	     pass * work <= budget && best.max > edge_bound(c); pass++) {
+		struct ft_load now;
+
+		reroute_by_flow(c, t);
+		now = link_load(c);
+		stale = now.max < best.max ? 0 : stale + 1;
+		if (lighter(now, best)) {
+			best = now;
+			memcpy(kept, t->port, size);
+		}
+	}
+	memcpy(t->port, kept, size);
+	free(kept);
+	alternates_by_flow(c, t);
+	return 0;
+}
+
+/*
  * Switch LIDs: a breadth-first search from the destination switch; each
  * switch forwards toward the neighbour that discovered it.
  */
@@ -919,6 +1208,166 @@ static void route_switch_lids(struct ft_ctx *c, struct vf_lfts *t)
 	}
 }
 
+/* The all-to-all load of the tables t hold (flow[] recomputed). */
+static struct ft_load tables_load(struct ft_ctx *c, struct vf_lfts *t)
+{
+	memset(c->flow, 0, c->f->num_ports * sizeof(*c->flow));
+	for (uint32_t i = 0; i < c->num_edges; i++) {
+		prepare_edge(c, t, c->edges[i]);
+		for (unsigned d = 0; d < c->num_dests; d++)
+			account_dest(c, t, &c->dests[d], 1);
+	}
+	return link_load(c);
+}
+
+/* One pass over every edge switch, the flow model on or off. */
+static bool first_pass(struct ft_ctx *c, struct vf_lfts *t, bool model,
+		       bool tie_by_link)
+{
+	size_t ports = c->f->num_ports ? c->f->num_ports : 1;
+
+	c->flow_model = model;
+	c->tie_by_link = tie_by_link;
+	memset(c->flow, 0, ports * sizeof(*c->flow));
+	memset(c->base_routed, 0, ports * sizeof(*c->base_routed));
+	memset(c->alt_routed, 0, ports * sizeof(*c->alt_routed));
+	route_switch_lids(c, t);
+	for (uint32_t i = 0; i < c->num_edges; i++)
+		if (!route_edge(c, t, c->edges[i]))
+			return false;
+	return true;
+}
+
+/*
+ * One complete routing, by rotation (flow model off) or by the flow model;
+ * false when the fabric is not a tree.  The model's first pass breaks ties
+ * by rotation order, and, where the work budget allows it twice, also by
+ * the lighter first link; the passes follow each, and the lighter result
+ * is kept (3 chassis with 18 edge switches: 204, the bound, by the first
+ * link, 210 by rotation order; a small director fabric the other way
+ * round, 20 against 24).
+ */
+static bool route_all(struct ft_ctx *c, struct vf_lfts *t, bool model)
+{
+	size_t size = (size_t)t->num_switches * ((size_t)t->max_lid + 1);
+	bool both = model && 2 * flow_pass_work(c) <= FT_FLOW_WORK_MAX;
+	uint64_t budget = both ? FT_FLOW_WORK_MAX / 2 : FT_FLOW_WORK_MAX;
+	struct ft_load first;
+	uint8_t *kept;
+
+	/* the first link's tie rule first: it often reaches the bound */
+	if (!first_pass(c, t, model, both))
+		return false;
+	if (!model)
+		return true;
+	if (improve_by_flow(c, t, budget))
+		return false;
+	first = tables_load(c, t);
+	if (!both || first.max <= edge_bound(c))
+		return true;
+	kept = malloc(size ? size : 1);
+	if (!kept)
+		return true;
+	memcpy(kept, t->port, size);
+	first_pass(c, t, true, false);
+	if (improve_by_flow(c, t, budget) ||
+	    !lighter(tables_load(c, t), first))
+		memcpy(t->port, kept, size);
+	free(kept);
+	return true;
+}static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Switches in the fabric that share SystemImageGUID g (sorted sys[]). */
+static uint32_t chassis_chips(const uint64_t *sys, uint32_t n, uint64_t g)
+{
+	const uint64_t *hit = bsearch(&g, sys, n, sizeof(*sys), cmp_u64);
+	uint32_t count = 0;
+
+	while (hit && hit > sys && hit[-1] == g)
+		hit--;
+	for (; hit && hit < sys + n && *hit == g; hit++)
+		count++;
+	return count;
+}
+
+/*
+ * Do edge switches hang off several director chassis (their uplinks reach
+ * chips of two or more multi-chip chassis)?  There the rotation's tier
+ * alignment does not hold, and the flow model is worth its cost.
+ */
+static bool edges_span_chassis(const struct ft_ctx *c)
+{
+	const struct vf_fabric *f = c->f;
+	uint64_t *sys = malloc((c->nsw ? c->nsw : 1) * sizeof(*sys));
+	bool span = false;
+
+	if (!sys)
+		return false;
+	for (uint32_t s = 0; s < c->nsw; s++)
+		sys[s] = f->nodes[f->switches[s]].sysimg_guid;
+	qsort(sys, c->nsw, sizeof(*sys), cmp_u64);
+	for (uint32_t s = 0; s < c->nsw && !span; s++) {
+		uint64_t first = 0;
+
+		if (!c->edge[s])
+			continue;
+		for (uint32_t h = c->g.hop_start[s]; h < c->up_end[s] && !span;
+		     h++) {
+			uint64_t g = f->nodes[f->switches[c->g.hops[h].next_sw]]
+					     .sysimg_guid;
+
+			if (chassis_chips(sys, c->nsw, g) < 2)
+				continue;
+			if (!first)
+				first = g;
+			span = g != first;
+		}
+	}
+	free(sys);
+	return span;
+}
+
+/*
+ * The rotation reaches the optimum on full trees whose tiers are alike;
+ * where they are not (degraded trees, director chassis with edge switches
+ * on several chassis) the flow model does better, but not everywhere (a
+ * 3-level tree under OpenSM's LIDs: 392 against the rotation's 384).  So
+ * on fabrics whose edge switches span chassis both run, and the tables
+ * whose busiest link is lighter are kept (measured on 3 chassis with 18
+ * edge switches: rotation 540, flow model 204, the bound); degraded trees
+ * take the model alone.  Either stops early once it reaches the leaf
+ * bound.
+ */
+static int better_of_both(struct ft_ctx *c, struct vf_lfts *t)
+{
+	size_t size = (size_t)t->num_switches * ((size_t)t->max_lid + 1);
+	uint8_t *rotation = malloc(size ? size : 1);
+	struct ft_load by_rotation, by_model;
+
+	if (!rotation)
+		return -ENOMEM;
+	memcpy(rotation, t->port, size);
+	by_rotation = tables_load(c, t);
+	if (by_rotation.max <= edge_bound(c)) {
+		free(rotation);
+		return 0;	/* nothing can do better */
+	}
+	if (!route_all(c, t, true)) {
+		free(rotation);
+		return -ENOMEM;
+	}
+	by_model = tables_load(c, t);
+	if (!lighter(by_model, by_rotation))
+		memcpy(t->port, rotation, size);
+	free(rotation);
+	return 0;
+}
+
 static void ctx_free(struct ft_ctx *c)
 {
 	vf_sticky_free(&c->sticky);
@@ -941,12 +1390,13 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->flow_order);
 	free(c->cand_start);
 	free(c->cand_pool);
-	free(c->arriving);
+	free(c->choice);
 	free(c->down_port);
 	free(c->up_end);
 	free(c->full_up);
 	free(c->full_down);
 	free(c->dests);
+	vf_tenancy_free(&c->ten);
 }
 
 static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
@@ -986,7 +1436,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->cand_start = malloc((n + 1) * sizeof(*c->cand_start));
 	c->cand_pool = malloc((c->g.hop_start[c->nsw] ? c->g.hop_start[c->nsw] : 1) *
 			      sizeof(*c->cand_pool));
-	c->arriving = malloc(n * sizeof(*c->arriving));
+	c->choice = malloc(n * sizeof(*c->choice));
 	c->down_port = malloc(n * sizeof(*c->down_port));
 	c->up_end = malloc(n * sizeof(*c->up_end));
 	c->dests = malloc(VF_MAX_PORTS * sizeof(*c->dests));
@@ -996,7 +1446,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	    !c->down || !c->ud || !c->any || !c->edge ||
 	    !c->queue || !c->group || !c->base_routed || !c->alt_routed ||
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||
-	    !c->cand_pool || !c->arriving || !c->down_port ||
+	    !c->cand_pool || !c->choice || !c->down_port ||
 	    !c->up_end ||
 	    !c->full_up || !c->full_down || !c->dests)
 		return -ENOMEM;
@@ -1004,6 +1454,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 		const struct vf_node *sw = &f->nodes[f->switches[s]];
 
 		c->down_port[s] = VF_NONE;
+		c->choice[s] = VF_NONE;
 		c->edge[s] = vf_has_end_node(f, s);
 		for (unsigned i = 1; i <= sw->num_ports; i++) {
 			const struct vf_port *peer =
@@ -1015,18 +1466,28 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	}
 	if (vf_sticky_init(&c->sticky, f, opts->previous))
 		return -ENOMEM;
+	if (vf_tenancy_init(&c->ten, f, &c->g, opts->traffic,
+			    opts->partition_routing))
+		return -ENOMEM;
 	assign_levels(c);
 	split_directions(c);
 	order_tiers(c);
 	c->degraded = is_degraded(c);
 	rank_ports(c);
-	c->flow_model = c->degraded && top_level(c) >= 2 &&
-			flow_model_affordable(c);
+	c->model_ok = top_level(c) >= 1 && flow_model_affordable(c);
 	return 0;
 }
 
 int vf_route_fattree(const struct vf_fabric *f,
 		     const struct vf_route_opts *opts, struct vf_lfts *t)
+{
+	if (opts->partition_routing == VF_PROUTE_BALANCE && opts->traffic)
+		return vf_route_best_for_classes(f, opts, t, route_fattree);
+	return route_fattree(f, opts, t);
+}
+
+static int route_fattree(const struct vf_fabric *f,
+			 const struct vf_route_opts *opts, struct vf_lfts *t)
 {
 	struct ft_ctx c;
 	bool tree = true;
@@ -1037,9 +1498,15 @@ int vf_route_fattree(const struct vf_fabric *f,
 	rc = ctx_init(&c, f, opts);
 	if (rc)
 		goto out_free;
-	route_switch_lids(&c, t);
-	for (uint32_t i = 0; i < c.num_edges && tree; i++)
-		tree = route_edge(&c, t, c.edges[i]);
+	if (c.ten.mode != VF_PROUTE_OFF) {
+		tree = route_all(&c, t, false);
+	} else if (c.model_ok && c.degraded) {
+		tree = route_all(&c, t, true);
+	} else {
+		tree = route_all(&c, t, false);
+		if (tree && c.model_ok && edges_span_chassis(&c))
+			rc = better_of_both(&c, t);
+	}
 	if (!tree) {
 		vf_log(VF_LOG_WARN,
 		       "fattree: routing this fabric with shortestpath instead");

@@ -7,10 +7,10 @@
  * O(switches + channels) however many LIDs there are:
  *
  *  1. every switch's LFT entry for the LID is classified once (on to another
- *     switch, delivered, or dropped and why);
+ *     switch, delivered, or dropped and why; lidwalk.c);
  *  2. walks are resolved with memoization: a walk stops at the first switch
  *     whose outcome is known and the path is unwound, so each switch is
- *     visited once per LID however many sources enter it;
+ *     visited once per LID however many sources enter it (lidwalk.c);
  *  3. pairs are tallied per switch (the switch itself plus the CA ports that
  *     enter the fabric there) against BFS distances, computed once per
  *     destination switch because LIDs are processed grouped by it;
@@ -23,27 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonout.h"
+#include "lidwalk.h"
 #include "routecheck.h"
-
-/*
- * Outcome of one LFT entry (classify) and of a whole walk (resolve): >= 0 is
- * the number of switch-to-switch hops still to go; negative values say why
- * the packet never arrives, or are walk bookkeeping.
- */
-enum {
-	RC_FORWARD = -1,	/* on to another switch: not resolved yet */
-	RC_ON_PATH = -2,	/* on the walk being resolved */
-	RC_NO_ROUTE = -3,	/* LFT entry VF_NO_PORT */
-	RC_BAD_PORT = -4,	/* LFT names a port the switch lacks */
-	RC_LINK_DOWN = -5,	/* port unlinked, or the link unhealthy */
-	RC_WRONG_CA = -6,	/* delivered to an end port without the LID */
-	RC_WRONG_SW = -7,	/* port 0 on a switch without the LID */
-	RC_LOOP = -8,		/* the walk revisits a switch */
-};
-
-/* pnext[] of switch ports that do not lead on to a switch */
-#define PN_DOWN VF_NONE
-#define PN_END (VF_NONE - 1)
 
 enum { WHITE, GREY, BLACK };	/* DFS colours */
 
@@ -52,9 +34,8 @@ struct rc_ctx {
 	const struct vf_lfts *t;
 	struct vf_route_report *r;
 	uint32_t nsw;
+	struct vf_walk w;	/* topology, and the tree of one LID */
 
-	/* topology, built once */
-	uint32_t *pnext;	/* switch port -> peer switch or PN_* */
 	uint32_t *ca_at;	/* switch -> CA source ports entering there */
 	uint32_t *dead;		/* CA source ports on an unusable link */
 	uint32_t num_dead;
@@ -63,9 +44,7 @@ struct rc_ctx {
 	uint32_t *adj_off;	/* switch neighbours, usable links (CSR) */
 	uint32_t *adj;
 
-	/* channels: directed usable inter-switch links */
-	uint32_t nchan;
-	uint32_t *port_chan;	/* port index -> channel, VF_NONE */
+	/* channels: directed usable inter-switch links (w.nchan) */
 	uint32_t *chan_port;	/* channel -> out port index on its tail */
 	uint8_t *chan_num;	/* channel -> out port number */
 	uint64_t *dep_off;	/* channel -> first bit of its deps row */
@@ -75,14 +54,9 @@ struct rc_ctx {
 	uint8_t *chan_used;
 	uint64_t *load;
 
-	/* per destination LID */
-	int32_t *res;		/* outcome per switch */
-	uint32_t *nxt;		/* next switch where res was RC_FORWARD */
-	uint32_t *chan;		/* channel taken there, else VF_NONE */
-	uint32_t *scratch;	/* walk stack, BFS queue, flow order */
+	/* per destination LID, besides w's */
 	int32_t *dist;		/* BFS hops to destination switch, -1 */
 	uint64_t *flow;
-	uint32_t *bucket;	/* counting sort of switches by hops */
 };
 
 /* A bounded string builder that remembers when text was cut. */
@@ -139,29 +113,14 @@ static const char *sw_desc(const struct rc_ctx *c, uint32_t s)
 	return vf_node_desc(c->f, sw_node(c, s));
 }
 
-/* The switch a port belongs to or enters the fabric at, else VF_NONE. */
-static uint32_t port_switch(const struct rc_ctx *c, uint32_t port)
-{
-	const struct vf_fabric *f = c->f;
-	const struct vf_port *p = &f->ports[port], *peer;
-
-	if (vf_is_switch(&f->nodes[p->node]))
-		return f->nodes[p->node].sw;
-	peer = vf_usable_peer(f, p);
-	if (peer && vf_is_switch(&f->nodes[peer->node]))
-		return f->nodes[peer->node].sw;
-	return VF_NONE;
-}
-
 static void ctx_free(struct rc_ctx *c)
 {
-	free(c->pnext);
+	vf_walk_free(&c->w);
 	free(c->ca_at);
 	free(c->dead);
 	free(c->b2b);
 	free(c->adj_off);
 	free(c->adj);
-	free(c->port_chan);
 	free(c->chan_port);
 	free(c->chan_num);
 	free(c->dep_off);
@@ -169,16 +128,11 @@ static void ctx_free(struct rc_ctx *c)
 	free(c->sw_deps);
 	free(c->chan_used);
 	free(c->load);
-	free(c->res);
-	free(c->nxt);
-	free(c->chan);
-	free(c->scratch);
 	free(c->dist);
 	free(c->flow);
-	free(c->bucket);
 }
 
-/* Switch port: where it leads.  End port: which kind of source it is. */
+/* End port: which kind of source it is (w sorted the switch ports). */
 static void sort_port(struct rc_ctx *c, uint32_t i)
 {
 	const struct vf_fabric *f = c->f;
@@ -186,16 +140,8 @@ static void sort_port(struct rc_ctx *c, uint32_t i)
 	const struct vf_port *peer = vf_usable_peer(f, p);
 	const struct vf_node *pn = peer ? &f->nodes[peer->node] : NULL;
 
-	c->port_chan[i] = VF_NONE;
-	if (vf_is_switch(&f->nodes[p->node])) {
-		c->pnext[i] = !pn ? PN_DOWN : vf_is_switch(pn) ? pn->sw :
-			PN_END;
-		if (pn && vf_is_switch(pn))
-			c->port_chan[i] = c->nchan++;
-		return;
-	}
-	c->pnext[i] = PN_DOWN;
-	if (p->num == 0 || p->remote == VF_NONE)
+	if (vf_is_switch(&f->nodes[p->node]) || p->num == 0 ||
+	    p->remote == VF_NONE)
 		return;
 	if (!pn)
 		c->dead[c->num_dead++] = i;
@@ -208,13 +154,14 @@ static void sort_port(struct rc_ctx *c, uint32_t i)
 static int setup_ports(struct rc_ctx *c)
 {
 	uint32_t np = c->f->num_ports;
+	int rc = vf_walk_init(&c->w, c->f, c->t);
 
-	c->pnext = zalloc(np, sizeof(*c->pnext));
-	c->port_chan = zalloc(np, sizeof(*c->port_chan));
+	if (rc)
+		return rc;
 	c->dead = zalloc(np, sizeof(*c->dead));
 	c->b2b = zalloc(np, sizeof(*c->b2b));
 	c->ca_at = zalloc(c->nsw, sizeof(*c->ca_at));
-	if (!c->pnext || !c->port_chan || !c->dead || !c->b2b || !c->ca_at)
+	if (!c->dead || !c->b2b || !c->ca_at)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < np; i++)
 		sort_port(c, i);
@@ -227,23 +174,23 @@ static int setup_channels(struct rc_ctx *c)
 	const struct vf_fabric *f = c->f;
 	uint64_t bits = 0;
 
-	c->chan_port = zalloc(c->nchan, sizeof(*c->chan_port));
-	c->chan_num = zalloc(c->nchan, sizeof(*c->chan_num));
-	c->dep_off = zalloc(c->nchan, sizeof(*c->dep_off));
-	c->chan_used = zalloc(c->nchan, sizeof(*c->chan_used));
-	c->load = zalloc(c->nchan, sizeof(*c->load));
+	c->chan_port = zalloc(c->w.nchan, sizeof(*c->chan_port));
+	c->chan_num = zalloc(c->w.nchan, sizeof(*c->chan_num));
+	c->dep_off = zalloc(c->w.nchan, sizeof(*c->dep_off));
+	c->chan_used = zalloc(c->w.nchan, sizeof(*c->chan_used));
+	c->load = zalloc(c->w.nchan, sizeof(*c->load));
 	if (!c->chan_port || !c->chan_num || !c->dep_off || !c->chan_used ||
 	    !c->load)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < f->num_ports; i++) {
-		uint32_t k = c->port_chan[i];
+		uint32_t k = c->w.port_chan[i];
 
 		if (k == VF_NONE)
 			continue;
 		c->chan_port[k] = i;
 		c->chan_num[k] = f->ports[i].num;
 		c->dep_off[k] = bits;
-		bits += sw_node(c, c->pnext[i])->num_ports + 1u;
+		bits += sw_node(c, c->w.pnext[i])->num_ports + 1u;
 	}
 	c->deps = zalloc(bits / 64 + 1, sizeof(*c->deps));
 	c->sw_deps = zalloc(bits / 64 + 1, sizeof(*c->sw_deps));
@@ -256,7 +203,7 @@ static int setup_adjacency(struct rc_ctx *c)
 	uint32_t *mark = zalloc(c->nsw, sizeof(*mark)), n = 0;
 
 	c->adj_off = zalloc(c->nsw + 1, sizeof(*c->adj_off));
-	c->adj = zalloc(c->nchan, sizeof(*c->adj));
+	c->adj = zalloc(c->w.nchan, sizeof(*c->adj));
 	if (!mark || !c->adj_off || !c->adj) {
 		free(mark);
 		return -ENOMEM;
@@ -268,7 +215,7 @@ static int setup_adjacency(struct rc_ctx *c)
 
 		c->adj_off[s] = n;
 		for (unsigned k = 1; k <= node->num_ports; k++) {
-			uint32_t v = c->pnext[node->first_port + k];
+			uint32_t v = c->w.pnext[node->first_port + k];
 
 			if (v >= c->nsw || mark[v] == s)
 				continue;
@@ -283,24 +230,14 @@ static int setup_adjacency(struct rc_ctx *c)
 
 static int setup_per_lid(struct rc_ctx *c)
 {
-	uint32_t n = c->nsw;
-
-	c->res = zalloc(n, sizeof(*c->res));
-	c->nxt = zalloc(n, sizeof(*c->nxt));
-	c->chan = zalloc(n, sizeof(*c->chan));
-	c->scratch = zalloc(n, sizeof(*c->scratch));
-	c->dist = zalloc(n, sizeof(*c->dist));
-	c->flow = zalloc(n, sizeof(*c->flow));
-	c->bucket = zalloc(n, sizeof(*c->bucket));
-	if (!c->res || !c->nxt || !c->chan || !c->scratch || !c->dist ||
-	    !c->flow || !c->bucket)
-		return -ENOMEM;
-	return 0;
+	c->dist = zalloc(c->nsw, sizeof(*c->dist));
+	c->flow = zalloc(c->nsw, sizeof(*c->flow));
+	return c->dist && c->flow ? 0 : -ENOMEM;
 }
 
 static void bfs(struct rc_ctx *c, uint32_t root)
 {
-	uint32_t *q = c->scratch, head = 0, tail = 0;
+	uint32_t *q = c->w.scratch, head = 0, tail = 0;
 
 	for (uint32_t s = 0; s < c->nsw; s++)
 		c->dist[s] = -1;
@@ -320,79 +257,13 @@ static void bfs(struct rc_ctx *c, uint32_t root)
 	}
 }
 
-/* What switch s does with a packet for lid; *port is the port index used. */
-static int32_t classify(const struct rc_ctx *c, uint32_t s, unsigned lid,
-			uint32_t *next, uint32_t *port)
-{
-	const struct vf_fabric *f = c->f;
-	const struct vf_node *n = sw_node(c, s);
-	unsigned p = vf_lft_row(c->t, s)[lid];
-	uint32_t pi = n->first_port + p, to;
-
-	if (p == 0)
-		return f->lid_port[lid] == n->first_port ? 0 : RC_WRONG_SW;
-	if (p == VF_NO_PORT)
-		return RC_NO_ROUTE;
-	if (p > n->num_ports)
-		return RC_BAD_PORT;
-	to = c->pnext[pi];
-	if (to == PN_DOWN)
-		return RC_LINK_DOWN;
-	if (to == PN_END)
-		return f->lid_port[lid] == f->ports[pi].remote ? 0 :
-			RC_WRONG_CA;
-	*next = to;
-	*port = pi;
-	return RC_FORWARD;
-}
-
-static void classify_all(struct rc_ctx *c, unsigned lid)
-{
-	for (uint32_t s = 0; s < c->nsw; s++) {
-		uint32_t port = VF_NONE;
-
-		c->nxt[s] = VF_NONE;
-		c->res[s] = classify(c, s, lid, &c->nxt[s], &port);
-		c->chan[s] = port == VF_NONE ? VF_NONE : c->port_chan[port];
-	}
-}
-
-/*
- * Follow s until a switch with a known outcome (or one on this very walk:
- * a loop), then hand the outcome back along the path, one hop per switch.
- */
-static void resolve_from(struct rc_ctx *c, uint32_t s)
-{
-	uint32_t n = 0, cur = s;
-	int32_t out;
-
-	while (c->res[cur] == RC_FORWARD) {
-		c->res[cur] = RC_ON_PATH;
-		c->scratch[n++] = cur;
-		cur = c->nxt[cur];
-	}
-	out = c->res[cur] == RC_ON_PATH ? RC_LOOP : c->res[cur];
-	while (n--) {
-		if (out >= 0)
-			out++;
-		c->res[c->scratch[n]] = out;
-	}
-}
-
-static void resolve_all(struct rc_ctx *c)
-{
-	for (uint32_t s = 0; s < c->nsw; s++)
-		if (c->res[s] == RC_FORWARD)
-			resolve_from(c, s);
-}
-
 static uint32_t walk_steps(const struct rc_ctx *c, uint32_t s, unsigned lid,
 			   uint32_t steps)
 {
 	uint32_t port;
 
 	while (steps--)
-		classify(c, s, lid, &s, &port);
+		vf_walk_classify(&c->w, s, lid, &s, &port);
 	return s;
 }
 
@@ -432,23 +303,23 @@ static void describe_end(const struct rc_ctx *c, uint32_t s, unsigned lid,
 	const struct vf_node *peer;
 
 	switch (rc) {
-	case RC_NO_ROUTE:
+	case VF_WALK_NO_ROUTE:
 		sb_printf(b, "no route at %s", name);
 		break;
-	case RC_BAD_PORT:
+	case VF_WALK_BAD_PORT:
 		sb_printf(b, "%s has no port %u", name, p);
 		break;
-	case RC_LINK_DOWN:
+	case VF_WALK_LINK_DOWN:
 		sb_printf(b, "drop at %s port %u (%s)", name, p,
 			  port->remote == VF_NONE ? "not linked" :
 			  "link down");
 		break;
-	case RC_WRONG_CA:
+	case VF_WALK_WRONG_CA:
 		peer = &f->nodes[f->ports[port->remote].node];
 		sb_printf(b, "%s port %u leads to %s, which does not own it",
 			  name, p, vf_node_desc(f, peer));
 		break;
-	case RC_WRONG_SW:
+	case VF_WALK_WRONG_SW:
 		sb_printf(b, "%s takes it (port 0) but does not own it", name);
 		break;
 	default:
@@ -463,7 +334,8 @@ static void describe_walk(const struct rc_ctx *c, uint32_t s, unsigned lid,
 	uint32_t cur = s, steps = 0, port;
 	int32_t rc;
 
-	while ((rc = classify(c, cur, lid, &cur, &port)) == RC_FORWARD) {
+	while ((rc = vf_walk_classify(&c->w, cur, lid, &cur, &port)) ==
+	       VF_WALK_FORWARD) {
 		if (++steps > c->nsw) {
 			describe_loop(c, s, cur, lid, b);
 			return;
@@ -527,7 +399,7 @@ static void tally(struct rc_ctx *c, bool ca_pair, int32_t res, int32_t min,
 			r->ca_unreachable += w;
 		else
 			r->sw_unreachable += w;
-		if (res == RC_LOOP)
+		if (res == VF_WALK_LOOP)
 			r->loops += w;
 		return;
 	}
@@ -551,10 +423,10 @@ static void count_switch_pairs(struct rc_ctx *c, unsigned lid, uint32_t dsw,
 		/* the destination port is no source of its own LIDs */
 		uint32_t nca = c->ca_at[s] - (dca && s == dsw);
 
-		tally(c, false, c->res[s], c->dist[s], 1);
-		tally(c, dca, c->res[s], c->dist[s], nca);
+		tally(c, false, c->w.res[s], c->dist[s], 1);
+		tally(c, dca, c->w.res[s], c->dist[s], nca);
 		/* CA sources fail the same way; one example per switch */
-		if (c->res[s] < 0)
+		if (c->w.res[s] < 0)
 			example_switch(c, lid, s);
 	}
 }
@@ -574,59 +446,33 @@ static void count_end_pairs(struct rc_ctx *c, unsigned lid, bool dca)
 		if (c->r->num_examples < VF_CHECK_EXAMPLES)
 			example_ca(c, lid, c->dead[i], "link down");
 	}
-	tally(c, dca, RC_LINK_DOWN, 0, dead);
+	tally(c, dca, VF_WALK_LINK_DOWN, 0, dead);
 	for (uint32_t i = 0; i < c->num_b2b; i++) {
 		uint32_t p = c->b2b[i];
 		bool hit = f->ports[p].remote == dp;
 
 		if (p == dp)
 			continue;
-		tally(c, dca, hit ? 0 : RC_WRONG_CA, 0, 1);
+		tally(c, dca, hit ? 0 : VF_WALK_WRONG_CA, 0, 1);
 		if (!hit)
 			example_ca(c, lid, p, "its peer does not own the LID");
 	}
 }
 
 /*
- * The reachable switches, farthest from the destination first, into
- * c->scratch; returns how many forward (are not the destination).
- */
-static uint32_t order_by_distance(struct rc_ctx *c)
-{
-	uint32_t *order = c->scratch, pos = 0, n = 0;
-
-	memset(c->bucket, 0, c->nsw * sizeof(*c->bucket));
-	for (uint32_t s = 0; s < c->nsw; s++)
-		if (c->res[s] >= 0)
-			c->bucket[c->res[s]]++;
-	for (uint32_t h = c->nsw; h-- > 0;) {
-		uint32_t cnt = c->bucket[h];
-
-		c->bucket[h] = pos;
-		pos += cnt;
-	}
-	for (uint32_t s = 0; s < c->nsw; s++)
-		if (c->res[s] >= 0)
-			order[c->bucket[c->res[s]]++] = s;
-	while (n < pos && c->res[order[n]] > 0)
-		n++;
-	return n;
-}
-
-/*
  * All-to-all flow to one CA LID: every switch starts with the CA ports
  * entering it, then, farthest first, hands its flow to the next switch.
  * Afterwards flow[s] > 0 exactly when traffic from some CA passes s.
- * Returns the number of forwarding switches at the head of c->scratch.
+ * Returns the number of forwarding switches at the head of c->w.scratch.
  */
 static uint32_t spread_flow(struct rc_ctx *c, uint32_t dsw)
 {
-	uint32_t n = order_by_distance(c);
+	uint32_t n = vf_walk_order(&c->w);
 
 	for (uint32_t s = 0; s < c->nsw; s++)
 		c->flow[s] = c->ca_at[s] - (s == dsw);
 	for (uint32_t i = 0; i < n; i++)
-		c->flow[c->nxt[c->scratch[i]]] += c->flow[c->scratch[i]];
+		c->flow[c->w.nxt[c->w.scratch[i]]] += c->flow[c->w.scratch[i]];
 	return n;
 }
 
@@ -634,9 +480,9 @@ static uint32_t spread_flow(struct rc_ctx *c, uint32_t dsw)
 static void add_load(struct rc_ctx *c, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = c->scratch[i];
+		uint32_t s = c->w.scratch[i];
 
-		c->load[c->chan[s]] += c->flow[s];
+		c->load[c->w.chan[s]] += c->flow[s];
 	}
 }
 
@@ -652,7 +498,7 @@ static void add_load(struct rc_ctx *c, uint32_t n)
 static void add_deps(struct rc_ctx *c, bool data_lid)
 {
 	for (uint32_t u = 0; u < c->nsw; u++) {
-		uint32_t cu = c->chan[u], cv;
+		uint32_t cu = c->w.chan[u], cv;
 		bool data = data_lid && c->flow[u] > 0;
 		uint64_t *deps = data ? c->deps : c->sw_deps;
 		uint64_t bit;
@@ -660,7 +506,7 @@ static void add_deps(struct rc_ctx *c, bool data_lid)
 		if (cu == VF_NONE)
 			continue;
 		c->chan_used[cu] = 1;
-		cv = c->chan[c->nxt[u]];
+		cv = c->w.chan[c->w.nxt[u]];
 		if (cv == VF_NONE)
 			continue;
 		bit = c->dep_off[cu] + c->chan_num[cv];
@@ -681,8 +527,7 @@ static void check_lid(struct rc_ctx *c, unsigned lid, uint32_t dsw)
 	bool dca = !vf_is_switch(&f->nodes[dp->node]) && dsw != VF_NONE;
 	uint32_t n;
 
-	classify_all(c, lid);
-	resolve_all(c);
+	vf_walk_lid(&c->w, lid);
 	count_switch_pairs(c, lid, dsw, !vf_is_switch(&f->nodes[dp->node]));
 	count_end_pairs(c, lid, !vf_is_switch(&f->nodes[dp->node]));
 	if (dca) {
@@ -707,7 +552,7 @@ static void group_lids(const struct rc_ctx *c, uint32_t *off, uint16_t *lids)
 
 		if (f->lid_port[l] == VF_NONE)
 			continue;
-		g = port_switch(c, f->lid_port[l]);
+		g = vf_walk_port_switch(&c->w, f->lid_port[l]);
 		off[(g == VF_NONE ? c->nsw : g) + 2]++;
 	}
 	for (uint32_t g = 0; g < ng; g++)
@@ -718,7 +563,7 @@ static void group_lids(const struct rc_ctx *c, uint32_t *off, uint16_t *lids)
 
 		if (f->lid_port[l] == VF_NONE)
 			continue;
-		g = port_switch(c, f->lid_port[l]);
+		g = vf_walk_port_switch(&c->w, f->lid_port[l]);
 		lids[off[(g == VF_NONE ? c->nsw : g) + 1]++] = l;
 	}
 }
@@ -795,7 +640,7 @@ static int check_lids(struct rc_ctx *c)
 /* Next dependency of channel k at or after row bit *q, else VF_NONE. */
 static uint32_t next_dep(const struct rc_ctx *c, uint32_t k, uint16_t *q)
 {
-	const struct vf_node *head = sw_node(c, c->pnext[c->chan_port[k]]);
+	const struct vf_node *head = sw_node(c, c->w.pnext[c->chan_port[k]]);
 
 	for (; *q <= head->num_ports; (*q)++) {
 		uint64_t bit = c->dep_off[k] + *q;
@@ -804,7 +649,7 @@ static uint32_t next_dep(const struct rc_ctx *c, uint32_t k, uint16_t *q)
 		if (c->with_sw_deps)
 			row |= c->sw_deps[bit / 64];
 		if (row & (1ull << (bit % 64)))
-			return c->port_chan[head->first_port + (*q)++];
+			return c->w.port_chan[head->first_port + (*q)++];
 	}
 	return VF_NONE;
 }
@@ -869,14 +714,14 @@ static bool dfs(struct rc_ctx *c, uint32_t root, uint8_t *color,
 
 static int find_cycle(struct rc_ctx *c, bool with_sw_deps)
 {
-	uint8_t *color = zalloc(c->nchan, sizeof(*color));
-	uint32_t *stk = zalloc(c->nchan, sizeof(*stk));
-	uint16_t *it = zalloc(c->nchan, sizeof(*it));
+	uint8_t *color = zalloc(c->w.nchan, sizeof(*color));
+	uint32_t *stk = zalloc(c->w.nchan, sizeof(*stk));
+	uint16_t *it = zalloc(c->w.nchan, sizeof(*it));
 	int rc = -ENOMEM;
 
 	c->with_sw_deps = with_sw_deps;
 	if (color && stk && it) {
-		for (uint32_t k = 0; k < c->nchan; k++)
+		for (uint32_t k = 0; k < c->w.nchan; k++)
 			if (color[k] == WHITE && dfs(c, k, color, stk, it))
 				break;
 		rc = 0;
@@ -892,15 +737,15 @@ static void sum_links(struct rc_ctx *c)
 	struct vf_route_report *r = c->r;
 	uint64_t total = 0;
 
-	r->links = c->nchan;
-	for (uint32_t k = 0; k < c->nchan; k++) {
+	r->links = c->w.nchan;
+	for (uint32_t k = 0; k < c->w.nchan; k++) {
 		r->channels += c->chan_used[k];
 		r->links_used += c->load[k] > 0;
 		total += c->load[k];
 		if (c->load[k] > r->load_max)
 			r->load_max = c->load[k];
 	}
-	r->load_avg = c->nchan ? (double)total / c->nchan : 0;
+	r->load_avg = c->w.nchan ? (double)total / c->w.nchan : 0;
 	r->load_max_over_avg = r->load_avg > 0 ?
 		(double)r->load_max / r->load_avg : 0;
 }
@@ -990,46 +835,9 @@ void vf_route_report_print(FILE *out, const struct vf_route_report *r)
 		fprintf(out, "failure       %s\n", r->examples[i]);
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
-static unsigned utf8_len(const unsigned char *s)
+void vf_route_report_json_fields(FILE *out, const struct vf_route_report *r)
 {
-	unsigned n = *s >= 0xf0 && *s <= 0xf4 ? 4 :
-		     *s >= 0xe0 ? 3 : *s >= 0xc2 && *s <= 0xdf ? 2 : 0;
-
-	if (*s > 0xf4)
-		return 0;
-	for (unsigned i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/*
- * NodeDescriptions are raw bytes: quote and control characters are escaped
- * and bytes that are not UTF-8 become \u00XX, so the output always parses.
- */
-static void json_str(FILE *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', out);
-	while (*s) {
-		unsigned n = *s >= 0x80 ? utf8_len(s) : 1;
-
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if (*s < 0x20 || !n)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fwrite(s, 1, n, out);
-		s += n ? n : 1;
-	}
-	fputc('"', out);
-}
-
-void vf_route_report_json(FILE *out, const struct vf_route_report *r)
-{
-	fprintf(out, "{\"ca_pairs\":%" PRIu64 ",\"ca_unreachable\":%" PRIu64
+	fprintf(out, "\"ca_pairs\":%" PRIu64 ",\"ca_unreachable\":%" PRIu64
 		",\"sw_pairs\":%" PRIu64 ",\"sw_unreachable\":%" PRIu64
 		",\"loops\":%" PRIu64 ",\"stretched\":%" PRIu64
 		",\"max_stretch\":%u,\"hops_sum\":%" PRIu64
@@ -1039,11 +847,11 @@ void vf_route_report_json(FILE *out, const struct vf_route_report *r)
 		r->sw_unreachable, r->loops, r->stretched, r->max_stretch,
 		r->hops_sum, r->min_hops_sum, r->channels, r->dependencies,
 		r->credit_loop ? "true" : "false");
-	json_str(out, r->cycle);
+	vf_json_string(out, r->cycle);
 	fprintf(out, ",\"sw_dependencies\":%" PRIu64
 		",\"sw_credit_loop\":%s,\"sw_cycle\":", r->sw_dependencies,
 		r->sw_credit_loop ? "true" : "false");
-	json_str(out, r->sw_cycle);
+	vf_json_string(out, r->sw_cycle);
 	fprintf(out, ",\"lmc_pairs\":%" PRIu64 ",\"lmc_paths_avg\":%.4f",
 		r->lmc_pairs, ratio(r->lmc_distinct_sum, r->lmc_pairs));
 	fprintf(out, ",\"links\":%u,\"links_used\":%u,\"load_max\":%" PRIu64
@@ -1054,7 +862,14 @@ void vf_route_report_json(FILE *out, const struct vf_route_report *r)
 	for (unsigned i = 0; i < r->num_examples; i++) {
 		if (i)
 			fputc(',', out);
-		json_str(out, r->examples[i]);
+		vf_json_string(out, r->examples[i]);
 	}
-	fputs("]}\n", out);
+	fputc(']', out);
+}
+
+void vf_route_report_json(FILE *out, const struct vf_route_report *r)
+{
+	fputc('{', out);
+	vf_route_report_json_fields(out, r);
+	fputs("}\n", out);
 }

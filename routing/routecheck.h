@@ -75,5 +75,10 @@ bool vf_route_report_ok(const struct vf_route_report *r);
 /* Print the report as text lines, or as one JSON object. */
 void vf_route_report_print(FILE *out, const struct vf_route_report *r);
 void vf_route_report_json(FILE *out, const struct vf_route_report *r);
+/*
+ * The members of that object without the braces, for callers that add
+ * their own (vfabric check-routes --config).
+ */
+void vf_route_report_json_fields(FILE *out, const struct vf_route_report *r);
 
 #endif /* VF_ROUTECHECK_H */

@@ -35,6 +35,12 @@
  * among the shortest-path candidates, the others are dropped; see
  * candidates().
  *
+ * Partition-aware (routing/tenancy.h): each destination's balance class
+ * has its own load counters per hop, compared first, so every class is
+ * spread over the equal-cost ports on its own; with isolation a tenant's
+ * destinations take hops to switches of that tenant (or of none) when
+ * their candidates include such hops.
+ *
  * With LMC > 0 each LID of a port is routed in turn, and a switch prefers,
  * for LID k, a next switch (then a port) not yet used by LIDs 0..k-1 of
  * that port, so the LIDs of one port take distinct equal-cost routes where
@@ -46,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classbest.h"
 #include "devgroup.h"
 #include "engine.h"
 #include "log.h"
@@ -68,7 +75,22 @@ struct sp_ctx {
 	uint64_t *cand;		/* the fastest shortest-path hops */
 	uint64_t *round;	/* those used in the current round */
 	unsigned mask_words;	/* 64-bit words for the most hops of a switch */
+	struct vf_tenancy ten;	/* partition-aware routing, or mode OFF */
+	uint32_t *class_routed;	/* [hop * num_classes + class]: base LIDs */
+	uint16_t cur_class;	/* the destination's, VF_TENANCY_NONE */
+	uint16_t cur_tenant;
+	uint32_t last_sw;	/* the previous destination's switch */
+	uint16_t last_class;	/* and class */
 };
+
+/* Above this the per-class counters are not kept (logged): all-to-all. */
+#define SP_CLASS_MEMORY_MAX (256ull << 20)
+
+static uint32_t class_load(const struct sp_ctx *c, const struct vf_hop *h)
+{
+	return c->class_routed[(size_t)(h - c->g.hops) * c->ten.num_classes +
+			       c->cur_class];
+}
 
 /* Above this the masks are not kept and rounds are skipped (logged). */
 #define SP_MASK_MEMORY_MAX (512ull << 20)
@@ -258,6 +280,29 @@ static int build_candidates(struct sp_ctx *c)
 	return 0;
 }
 
+/* Partition-aware routing: the tenancy and the per-class counters. */
+static int init_classes(struct sp_ctx *c, const struct vf_route_opts *opts)
+{
+	size_t n;
+
+	c->cur_class = c->cur_tenant = c->last_class = VF_TENANCY_NONE;
+	c->last_sw = VF_NONE;
+	if (vf_tenancy_init(&c->ten, c->f, &c->g, opts->traffic,
+			    opts->partition_routing))
+		return -ENOMEM;
+	if (c->ten.mode == VF_PROUTE_OFF)
+		return 0;
+	n = (size_t)c->g.hop_start[c->nsw] * c->ten.num_classes;
+	if (n * sizeof(*c->class_routed) > SP_CLASS_MEMORY_MAX) {
+		vf_log(VF_LOG_WARN,
+		       "shortestpath: %u classes on %u links: per-class balance needs too much memory; classes balanced together",
+		       c->ten.num_classes, c->g.hop_start[c->nsw]);
+		return 0;
+	}
+	c->class_routed = calloc(n ? n : 1, sizeof(*c->class_routed));
+	return c->class_routed ? 0 : -ENOMEM;
+}
+
 static void ctx_free(struct sp_ctx *c)
 {
 	vf_sticky_free(&c->sticky);
@@ -271,6 +316,8 @@ static void ctx_free(struct sp_ctx *c)
 	free(c->base_sw_routed);
 	free(c->round);
 	free(c->cand);
+	free(c->class_routed);
+	vf_tenancy_free(&c->ten);
 }
 
 static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f,
@@ -301,6 +348,8 @@ static int ctx_init(struct sp_ctx *c, const struct vf_fabric *f,
 		rc = build_candidates(c);
 	if (!rc)
 		rc = vf_sticky_init(&c->sticky, f, opts ? opts->previous : NULL);
+	if (!rc && opts)
+		rc = init_classes(c, opts);
 	return rc;
 }
 
@@ -374,6 +423,10 @@ static bool spread_uses(const struct sp_ctx *c, const struct sp_spread *sp,
 static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
 		   uint32_t s, const struct vf_hop *a, const struct vf_hop *b)
 {
+	/* partition-aware: the destination's class first (base LIDs) */
+	if (c->class_routed && c->cur_class != VF_TENANCY_NONE &&
+	    (!sp || !sp->count) && class_load(c, a) != class_load(c, b))
+		return class_load(c, a) < class_load(c, b);
 	/* with LMC 0 every LID is a base LID: the totals below suffice */
 	if (sp && !sp->count) {
 		if (c->base_routed[a->port] != c->base_routed[b->port])
@@ -401,6 +454,56 @@ static bool better(const struct sp_ctx *c, const struct sp_spread *sp,
 	return a->num < b->num;
 }
 
+static bool allowed(const struct sp_ctx *c, const struct vf_hop *hop)
+{
+	return vf_tenancy_allows(&c->ten, c->cur_tenant, hop->next_sw);
+}
+
+/*
+ * Isolation without masks: the candidates() rule over the hops to the
+ * tenant's switches, else over all; the best by better().
+ */
+static const struct vf_hop *choose_isolated(const struct sp_ctx *c,
+					    const struct sp_spread *sp,
+					    uint32_t s, uint32_t dst_sw)
+{
+	const uint16_t *dist = c->dist + (size_t)dst_sw * c->nsw;
+	const struct vf_hop *best = NULL;
+
+	for (int pass = 0; pass < 2 && !best; pass++) {
+		unsigned top = 0;
+		bool spine = false;
+
+		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
+		     h++) {
+			const struct vf_hop *hop = &c->g.hops[h];
+
+			if (!on_shortest_path(dist, s, hop) ||
+			    (!pass && !allowed(c, hop)))
+				continue;
+			if (spine_hop(c, hop) && !spine) {
+				spine = true;
+				top = hop->rate;
+			} else if ((!spine || spine_hop(c, hop)) &&
+				   hop->rate > top) {
+				top = hop->rate;
+			}
+		}
+		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
+		     h++) {
+			const struct vf_hop *hop = &c->g.hops[h];
+
+			if (!on_shortest_path(dist, s, hop) || hop->rate != top ||
+			    (spine && !spine_hop(c, hop)) ||
+			    (!pass && !allowed(c, hop)))
+				continue;
+			if (!best || better(c, sp, s, hop, best))
+				best = hop;
+		}
+	}
+	return best;
+}
+
 /* choose() without masks: scan every hop (fabrics too big for them). */
 static const struct vf_hop *choose_unmasked(const struct sp_ctx *c,
 					    const struct sp_spread *sp,
@@ -413,6 +516,8 @@ static const struct vf_hop *choose_unmasked(const struct sp_ctx *c,
 
 	if (s == dst_sw || dist[s] == VF_DIST_INF)
 		return NULL;
+	if (c->ten.owner)
+		return choose_isolated(c, sp, s, dst_sw);
 	/* the candidates() rule: spine hops first, then the fastest */
 	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
 		const struct vf_hop *hop = &c->g.hops[h];
@@ -439,6 +544,31 @@ static const struct vf_hop *choose_unmasked(const struct sp_ctx *c,
 }
 
 /*
+ * Isolation: the candidates in cand leading to the destination's tenant's
+ * switches (or to nobody's), into mine; false when there are none, or
+ * when they are all of cand (nothing to narrow).
+ */
+static bool own_mask(const struct sp_ctx *c, uint32_t s, const uint64_t *cand,
+		     uint64_t *mine)
+{
+	const struct vf_hop *first = &c->g.hops[c->g.hop_start[s]];
+	bool some = false, all = true;
+
+	for (unsigned w = 0; w < c->mask_words; w++) {
+		mine[w] = 0;
+		for (uint64_t m = cand[w]; m; m &= m - 1) {
+			unsigned b = (unsigned)__builtin_ctzll(m);
+
+			if (allowed(c, first + w * 64 + b))
+				mine[w] |= 1ull << b;
+		}
+		some |= mine[w] != 0;
+		all &= mine[w] == cand[w];
+	}
+	return some && !all;
+}
+
+/*
  * The best egress hop from switch s toward dst_sw, or NULL.  Only the
  * fastest of the shortest-path hops are candidates.  Routes from s toward
  * one destination switch go in rounds: a candidate used in the current
@@ -459,10 +589,13 @@ static const struct vf_hop *choose(const struct sp_ctx *c,
 	const struct vf_hop *first = &c->g.hops[c->g.hop_start[s]], *best = NULL;
 	const uint64_t *cand;
 	uint64_t *round, open = 0, none[VF_MAX_PORTS / 64 + 1] = { 0 };
+	uint64_t mine[VF_MAX_PORTS / 64 + 1];
 
 	if (!c->cand)
 		return choose_unmasked(c, sp, s, dst_sw);
 	cand = pair_mask(c, c->cand, s, dst_sw);
+	if (c->ten.owner && own_mask(c, s, cand, mine))
+		cand = mine;
 	round = sp && sp->count ? none : pair_mask(c, c->round, s, dst_sw);
 	for (unsigned w = 0; w < c->mask_words; w++)
 		open |= cand[w] & ~round[w];
@@ -529,6 +662,8 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 			continue;
 		}
 		hop = kept_hop(c, s, dst_sw, lid);
+		if (hop && c->ten.owner && !allowed(c, hop))
+			hop = NULL;	/* isolation outranks stability */
 		if (!hop)
 			hop = choose(c, sp, s, dst_sw);
 		if (!hop)
@@ -543,12 +678,27 @@ static void route_lid(struct sp_ctx *c, struct vf_lfts *t, unsigned lid,
 			c->sw_routed[hop->next_sw]++;
 			c->base_routed[hop->port] += base;
 			c->base_sw_routed[hop->next_sw] += base;
+			if (c->class_routed && base &&
+			    c->cur_class != VF_TENANCY_NONE)
+				c->class_routed[(size_t)(hop - c->g.hops) *
+						c->ten.num_classes +
+						c->cur_class]++;
 			if (base)
 				use_in_round(c, s, dst_sw, hop);
 		}
 	}
 	if (sp)
 		sp->count++;
+}
+
+/* Every switch's rounds toward dst_sw start afresh. */
+static void new_rounds(struct sp_ctx *c, uint32_t dst_sw)
+{
+	if (!c->round)
+		return;
+	for (uint32_t s = 0; s < c->nsw; s++)
+		memset(pair_mask(c, c->round, s, dst_sw), 0,
+		       c->mask_words * sizeof(*c->round));
 }
 
 /* Route all 2^lmc LIDs of one destination port. */
@@ -568,6 +718,16 @@ static void route_port(struct sp_ctx *c, struct vf_lfts *t,
 		return;
 	}
 	sp->count = 0;
+	c->cur_class = c->cur_tenant = VF_TENANCY_NONE;
+	if (to_ca && c->ten.mode != VF_PROUTE_OFF) {
+		c->cur_class = c->ten.port_class[dst - f->ports];
+		c->cur_tenant = c->ten.port_tenant[dst - f->ports];
+		/* a class's first port behind a switch starts new rounds */
+		if (dst_sw == c->last_sw && c->cur_class != c->last_class)
+			new_rounds(c, dst_sw);
+		c->last_sw = dst_sw;
+		c->last_class = c->cur_class;
+	}
 	for (unsigned i = 0; i < nlids && dst->base_lid + i <= t->max_lid; i++)
 		route_lid(c, t, dst->base_lid + i, dst_sw, last_port, to_ca,
 			  nlids > 1 ? sp : NULL);
@@ -578,9 +738,43 @@ static void route_port(struct sp_ctx *c, struct vf_lfts *t,
  * indices, each at its base LID) in that order.  The order is all that
  * tells shortestpath and dgshortestpath apart.
  */
+static void attachment(const struct vf_fabric *f, uint32_t p, uint64_t *guid,
+		       unsigned *num);
+
+/*
+ * Partition-aware shortestpath: the ports behind one switch class by
+ * class (the order stays otherwise), so each class takes its own rounds
+ * over the candidates, as fattree's rotation does.
+ */
+static void group_by_class(const struct sp_ctx *c, uint32_t *dst, uint32_t n)
+{
+	for (uint32_t i = 0, j; i < n; i = j) {
+		uint64_t gi, gj;
+		unsigned pi, pj;
+
+		attachment(c->f, dst[i], &gi, &pi);
+		for (j = i + 1; j < n; j++) {
+			attachment(c->f, dst[j], &gj, &pj);
+			if (gj != gi)
+				break;
+		}
+		/* insertion sort by class: a switch has few ports */
+		for (uint32_t k = i + 1; k < j; k++) {
+			uint32_t p = dst[k], m = k;
+
+			while (m > i && c->ten.port_class[dst[m - 1]] >
+					c->ten.port_class[p]) {
+				dst[m] = dst[m - 1];
+				m--;
+			}
+			dst[m] = p;
+		}
+	}
+}
+
 static int route_ports(const struct vf_fabric *f,
 		       const struct vf_route_opts *opts, struct vf_lfts *t,
-		       const uint32_t *dst, uint32_t n)
+		       uint32_t *dst, uint32_t n, bool by_class)
 {
 	struct sp_spread spread = { 0 };
 	struct sp_ctx c;
@@ -595,6 +789,8 @@ static int route_ports(const struct vf_fabric *f,
 		rc = -ENOMEM;
 		goto out_free_ctx;
 	}
+	if (c.ten.mode != VF_PROUTE_OFF && by_class && !opts->class_variant)
+		group_by_class(&c, dst, n);
 	for (uint32_t i = 0; i < n; i++)
 		route_port(&c, t, &f->ports[dst[i]], &spread);
 	free(spread.used_port);
@@ -652,8 +848,38 @@ static int cmp_attachment(const void *a, const void *b, void *fabric)
 	return f->ports[pa].base_lid - f->ports[pb].base_lid;
 }
 
+static int route_shortestpath(const struct vf_fabric *f,
+			      const struct vf_route_opts *opts,
+			      struct vf_lfts *t);
+static int route_dgshortestpath(const struct vf_fabric *f,
+				const struct vf_route_opts *opts,
+				struct vf_lfts *t);
+
+/* Balance keeps the all-to-all tables where lighter (classbest.h). */
 int vf_route_shortestpath(const struct vf_fabric *f,
 			  const struct vf_route_opts *opts, struct vf_lfts *t)
+{
+	if (opts && opts->partition_routing == VF_PROUTE_BALANCE &&
+	    opts->traffic)
+		return vf_route_best_for_classes(f, opts, t,
+						 route_shortestpath);
+	return route_shortestpath(f, opts, t);
+}
+
+int vf_route_dgshortestpath(const struct vf_fabric *f,
+			    const struct vf_route_opts *opts,
+			    struct vf_lfts *t)
+{
+	if (opts && opts->partition_routing == VF_PROUTE_BALANCE &&
+	    opts->traffic)
+		return vf_route_best_for_classes(f, opts, t,
+						 route_dgshortestpath);
+	return route_dgshortestpath(f, opts, t);
+}
+
+static int route_shortestpath(const struct vf_fabric *f,
+			      const struct vf_route_opts *opts,
+			      struct vf_lfts *t)
 {
 	uint32_t *dst, n;
 	int rc;
@@ -665,7 +891,7 @@ int vf_route_shortestpath(const struct vf_fabric *f,
 		return -ENOMEM;
 	/* grouped by switch: see the top of this file */
 	qsort_r(dst, n, sizeof(*dst), cmp_attachment, (void *)f);
-	rc = route_ports(f, opts, t, dst, n);
+	rc = route_ports(f, opts, t, dst, n, true);
 	free(dst);
 	return rc;
 }
@@ -754,9 +980,9 @@ static uint32_t *ports_by_group(const struct vf_fabric *f,
 	return dst;
 }
 
-int vf_route_dgshortestpath(const struct vf_fabric *f,
-			    const struct vf_route_opts *opts,
-			    struct vf_lfts *t)
+static int route_dgshortestpath(const struct vf_fabric *f,
+				const struct vf_route_opts *opts,
+				struct vf_lfts *t)
 {
 	uint32_t *dst, n;
 	int rc;
@@ -768,7 +994,7 @@ int vf_route_dgshortestpath(const struct vf_fabric *f,
 	dst = ports_by_group(f, opts, &n);
 	if (!dst)
 		return -ENOMEM;
-	rc = route_ports(f, opts, t, dst, n);
+	rc = route_ports(f, opts, t, dst, n, false);
 	free(dst);
 	return rc;
 }

@@ -188,6 +188,75 @@ class Fabric:
         """Number of links (each counted once)."""
         return sum(len(n.ports) for n in self.nodes.values()) // 2
 
+    def switch_links(self):
+        """Links between two switches, each once, as (id, port) pairs in
+        file order."""
+        out = []
+        for nid, node in self.nodes.items():
+            for port, (peer, pport) in sorted(node.ports.items()):
+                if node.kind == "Switch" and \
+                        self.nodes[peer].kind == "Switch" and \
+                        (nid, port) < (peer, pport):
+                    out.append(((nid, port), (peer, pport)))
+        return out
+
+    def remove_random_links(self, fraction, seed=1):
+        """Remove that fraction (at least one) of the links between
+        switches, chosen by a seeded generator; returns them as specs."""
+        links = self.switch_links()
+        rng = random.Random(seed)
+        gone = rng.sample(links, max(1, round(len(links) * fraction)))
+        for (a, pa), _ in gone:
+            self.unlink(a, pa)
+        return [f"{a}[{pa}]" for (a, pa), _ in gone]
+
+    def tier_cut_bound(self, crossing=None):
+        """A lower bound on the busiest link under all-to-all traffic
+        between the hosts, for a tree: tiers are counted up from the
+        switches with hosts; for each tier k, every group of switches
+        connected through tiers <= k (a leaf, a pod, ...) must pass
+        H * (N - H) routes over its links to higher tiers, so one of them
+        carries at least the share.  Returns the largest share (a float;
+        0 when there is no such group).
+
+        With `crossing`, a function of the host ids (CA node ids) inside a
+        group that returns how many routes leave it (e.g. the pairs one
+        partition permits), the bound is of that traffic instead."""
+        sw = {n.id for n in self.switches()}
+        hosts = {s: [peer for peer, _ in self.nodes[s].ports.values()
+                     if peer not in sw] for s in sw}
+        total = sum(len(h) for h in hosts.values())
+        level = {s: 0 for s in sw if hosts[s]}
+        todo = list(level)
+        for s in todo:
+            for peer, _ in self.nodes[s].ports.values():
+                if peer in sw and peer not in level:
+                    level[peer] = level[s] + 1
+                    todo.append(peer)
+        best = 0.0
+        for k in range(max(level.values(), default=0)):
+            seen = set()
+            for s in sorted(x for x in level if level[x] <= k):
+                if s in seen:
+                    continue
+                group, stack = {s}, [s]
+                while stack:
+                    x = stack.pop()
+                    for peer, _ in self.nodes[x].ports.values():
+                        if level.get(peer, k + 1) <= k and peer not in group:
+                            group.add(peer)
+                            stack.append(peer)
+                seen |= group
+                inside = [h for x in group for h in hosts[x]]
+                up = sum(1 for x in group
+                         for peer, _ in self.nodes[x].ports.values()
+                         if level.get(peer, -1) > k)
+                routes = crossing(inside) if crossing else \
+                    len(inside) * (total - len(inside))
+                if up and routes:
+                    best = max(best, routes / up)
+        return best
+
     def sizes(self):
         """(nodes, switches, ports) as ibsim counts them (switch port 0
         included), to compare with its -N/-S/-P limits."""

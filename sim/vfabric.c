@@ -3,7 +3,8 @@
  * vfabric: the offline tool.  Routes a topology file with any of our
  * engines into an opensm-lfts.dump, and checks any LFT dump (ours,
  * OpenSM's, or one read back from the switches with dump_fts) for
- * reachability, hop stretch, credit loops and link load.  It is how an
+ * reachability, hop stretch, credit loops and link load (per virtual
+ * fabric of a vFabric file with --config).  It is how an
  * administrator tries a change before touching a live fabric.
  *
  * Exit status: 0 fine, 1 the routes failed a check, 2 bad usage or input.
@@ -16,12 +17,16 @@
 #include <string.h>
 #include <time.h>
 
+#include "partition/routegroups.h"
 #include "routing/engine.h"
 #include "routing/lftdump.h"
 #include "routing/log.h"
 #include "routing/netfile.h"
+#include "routing/partload.h"
 #include "routing/routecheck.h"
 #include "plugin/options.h"
+#include "sim/arcmd.h"
+#include "sim/cfgcmd.h"
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
@@ -34,7 +39,8 @@ static const char usage_text[] =
 	"        [--summary] [--json] [--no-spine-first]\n"
 	"        [--core-switches GUID,...] [--route-last GUID,...]\n"
 	"        [--dg NAME=ITEM,...]... [--routing-order NAME:NAME...]\n"
-	"        [--previous-topo NET0 --previous DUMP0]\n"
+	"        [--previous-topo NET0 --previous DUMP0] [--config FILE]\n"
+	"        [--links VF]\n"
 	"        route the fabric in NET (an ibsim or ibnetdiscover net file)\n"
 	"        and write every switch's LFT in opensm-lfts.dump format to\n"
 	"        DUMP (default: standard output).  --check also runs the route\n"
@@ -57,12 +63,53 @@ static const char usage_text[] =
 	"        fabric NET0 (as the plugin does with route_stability): its\n"
 	"        entries stay wherever still valid, so you see what a change\n"
 	"        of hosts or links would move; added links rebalance.\n"
+	"        --config: take CoreSwitches, RouteLast, RoutingOrder and\n"
+	"        SpineFirstRouting from a vFabric file's <Sm> section, its\n"
+	"        DeviceGroups resolved on NET (the flags above win); with\n"
+	"        --check, also the per-VF metrics of check-routes --config\n"
+	"        (and --links VF).  --partition-routing off|balance|isolate\n"
+	"        (with --config): balance each virtual fabric's routes on\n"
+	"        their own, or also keep tenants on switches of their own\n"
+	"        (docs/partition-routing.md); default: the file's <Sm>\n"
+	"        <PartitionRouting>, else off.\n"
 	"  check-routes --topo NET --lfts DUMP [--json]\n"
+	"        [--config FILE [--links VF]]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
 	"        output) against the fabric in NET: every LID reachable from\n"
 	"        every switch and CA, hops versus the shortest path, credit\n"
 	"        loops, all-to-all link load.  Exit 1 if anything is unreachable\n"
-	"        or a credit loop exists.\n"
+	"        or a credit loop exists.  --config: also, per virtual fabric\n"
+	"        of that vFabric file (resolved on NET), the all-to-all load of\n"
+	"        the ports that may talk in it, the links that VFs without a\n"
+	"        common port share, and all VFs together; --links VF lists the\n"
+	"        links VF uses with their load.\n"
+	"  check FILE\n"
+	"        read a vFabric configuration (opafm.xml style: Applications,\n"
+	"        DeviceGroups, QOSGroups, VirtualFabrics, and <Sm> routing\n"
+	"        settings) as the plugin does; print every error and warning\n"
+	"        with file, line and object.  Exit 1 on errors.\n"
+	"  resolve FILE --topo NET [--json] [--sm NODE] [--assign FILE]\n"
+	"        [--pkey-cap N] [--allow-both] [--disconnect-unconfigured]\n"
+	"        [--alias ALIAS=PORTGUID]... [--emit FILE] [--vls N]\n"
+	"        the partitions the plugin would program for FILE on the\n"
+	"        fabric in NET: each VF's P_Key and SL, each end port's\n"
+	"        P_Keys with the index a fresh port gets them at, and what a\n"
+	"        P_Key table of N entries would lose.  --sm: the node (name\n"
+	"        in NET or NodeDesc) or port GUID the SM runs on (full member\n"
+	"        of the default partition); --assign:\n"
+	"        the plugin's remembered P_Keys/SLs (read, and updated);\n"
+	"        --alias: an SR-IOV alias GUID of a CA port (DeviceGroups may\n"
+	"        name it; its P_Keys go to the physical port); --emit: also\n"
+	"        write the plain partitions.conf the plugin would give OpenSM.\n"
+	"        With QoS VFs (text output): the QoS classes (SL, VL, share,\n"
+	"        VLArb weight) and the SL2VL/VLArb tables of a port with N\n"
+	"        data VLs (default 8).\n"
+	"  explain FILE --topo NET --src NODE --dst NODE [--sid HEX]\n"
+	"        [--pkey P] [--sl N] [--sm NODE]\n"
+	"        which Applications, DeviceGroups and virtual fabrics a\n"
+	"        PathRecord query from --src to --dst matches, step by step,\n"
+	"        and the P_Key, SL, MTU, rate and lifetime it is answered\n"
+	"        with (the Omni-Path FM's rules).  Exit 1 if none answers.\n"
 	"  engines\n"
 	"        list the routing engines\n"
 	"\n"
@@ -89,6 +136,9 @@ bad_usage(const char *fmt, ...)
 struct cli {
 	const char *topo, *lfts, *engine, *out;
 	const char *prev_topo, *prev_lfts;	/* --previous-topo, --previous */
+	const char *config;	/* --config: a vFabric file (groups, classes) */
+	const char *links;	/* --links: list the links of this class */
+	int partition_routing;	/* --partition-routing, -1 the file's */
 	unsigned lmc;
 	bool check, json, summary, no_spine_first;
 	struct vf_guid_list core_switches, route_last;
@@ -151,6 +201,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		/* long only: not in the short option string */
 		{ "dg", required_argument, NULL, 'D' },
 		{ "routing-order", required_argument, NULL, 'O' },
+		{ "config", required_argument, NULL, 'F' },
+		{ "links", required_argument, NULL, 'L' },
+		{ "partition-routing", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -159,6 +212,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	int ch, rc;
 
 	c->engine = "shortestpath";
+	c->partition_routing = -1;
 	vf_options_default(&c->groups);
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "t:l:e:m:o:cjsSC:R:P:p:h", opts, NULL)) !=
@@ -174,6 +228,15 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'S': c->no_spine_first = true; break;
 		case 'P': c->prev_topo = optarg; break;
 		case 'p': c->prev_lfts = optarg; break;
+		case 'F': c->config = optarg; break;
+		case 'L': c->links = optarg; break;
+		case 'X':
+			c->partition_routing =
+				vf_partition_routing_parse(optarg);
+			if (c->partition_routing < 0)
+				return bad_usage("--partition-routing takes off, balance or isolate, not '%s'",
+						 optarg);
+			break;
 		case 'C':
 		case 'R':
 			if (vf_options_parse_guids(optarg, ch == 'C' ?
@@ -207,6 +270,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (!c->topo)
 		return bad_usage("%s needs --topo NET", argv[0]);
+	if (c->links && !c->config)
+		return bad_usage("--links CLASS needs --config FILE");
+	if (c->partition_routing > 0 && !c->config)
+		return bad_usage("--partition-routing needs --config FILE (the virtual fabrics)");
 	if (vf_options_resolve_order(&c->groups, &unknown))
 		return bad_usage("--routing-order: no group '%s' (define it with --dg %s=...)",
 				 unknown, unknown);
@@ -223,19 +290,67 @@ static struct vf_fabric *load_topo(const struct cli *c)
 	return f;
 }
 
-static int report_checks(const struct cli *c, const struct vf_fabric *f,
-			 const struct vf_lfts *t, FILE *out)
+/* --links CLASS: its index in tr, or -1 after saying why. */
+static int links_class(const struct cli *c, const struct vf_traffic *tr)
 {
-	struct vf_route_report r;
+	for (unsigned k = 0; k < tr->num_classes; k++) {
+		if (strcmp(tr->cls[k].name, c->links))
+			continue;
+		if (!tr->cls[k].management)
+			return (int)k;
+		bad_usage("--links %s: management traffic is not measured",
+			  c->links);
+		return -1;
+	}
+	fprintf(stderr, "vfabric: --links %s: no such virtual fabric in %s; "
+		"there are:", c->links, c->config);
+	for (unsigned k = 0; k < tr->num_classes; k++)
+		fprintf(stderr, " %s", tr->cls[k].name);
+	fputc('\n', stderr);
+	return -1;
+}
 
-	if (vf_route_check(f, t, &r)) {
+/*
+ * The route checks and, with a vFabric config (tr), the per-class metrics
+ * after them: text, or one JSON object with the classes under
+ * "partitions" (and the --links list under "class_links").
+ */
+static int report_checks(const struct cli *c, const struct vf_fabric *f,
+			 const struct vf_lfts *t, const struct vf_traffic *tr,
+			 FILE *out)
+{
+	struct vf_partload pl = { 0 };
+	struct vf_route_report r;
+	int k = -1;
+
+	if (tr && c->links && (k = links_class(c, tr)) < 0)
+		return EXIT_USAGE;
+	if (vf_route_check(f, t, &r) ||
+	    (tr && vf_partload_compute(f, t, tr, &pl))) {
+		vf_partload_free(&pl);
 		fprintf(stderr, "vfabric: out of memory in the route checks\n");
 		return EXIT_USAGE;
 	}
-	if (c->json)
+	if (c->json && !tr) {
 		vf_route_report_json(out, &r);
-	else
+	} else if (c->json) {
+		fputc('{', out);
+		vf_route_report_json_fields(out, &r);
+		fputs(",\"partitions\":", out);
+		vf_partload_json(out, &pl, tr);
+		if (k >= 0) {
+			fputs(",\"class_links\":", out);
+			vf_partload_links_json(out, &pl, f, tr, k);
+		}
+		fputs("}\n", out);
+	} else {
 		vf_route_report_print(out, &r);
+		if (tr)
+			vf_partload_print(out, &pl, tr);
+		if (k >= 0)
+			vf_partload_links_print(out, &pl, f, tr, k);
+	}
+	vf_partload_free(&pl);
 	return vf_route_report_ok(&r) ? 0 : EXIT_CHECK;
 }
 
@@ -316,6 +431,88 @@ static int load_previous(const struct cli *c, struct vf_fabric **pf,
 	return 0;
 }
 
+/*
+ * --config: the file's routing groups (FatTreeTopology, RoutingOrder,
+ * SpineFirstRouting) resolved on f; flags given on the command line win.
+ */
+static int config_groups(const struct cli *c, const struct vf_config *cfg,
+			 const struct vf_fabric *f, struct vf_route_groups *g,
+			 struct vf_route_opts *o)
+{
+	int rc;
+
+	if (!c->config)
+		return 0;
+	rc = vf_route_groups_build(cfg, f, VF_NONE, g);
+	if (rc) {
+		fprintf(stderr, "vfabric: %s\n", strerror(-rc));
+		return EXIT_USAGE;
+	}
+	vf_route_groups_apply(g, o);
+	if (c->no_spine_first)
+		o->spine_first = false;
+	if (c->core_switches.count)
+		o->core_switches = (struct vf_guid_set){
+			c->core_switches.guids, c->core_switches.count };
+	if (c->route_last.count)
+		o->route_last = (struct vf_guid_set){ c->route_last.guids,
+						      c->route_last.count };
+	if (c->groups.num_routing_order) {
+		o->routing_order = c->groups.routing_order;
+		o->num_routing_order = c->groups.num_routing_order;
+	}
+	return 0;
+}
+
+/*
+ * --config FILE into cfg (initialised either way, for vf_config_free):
+ * 0, or EXIT_USAGE after saying why.
+ */
+static int load_config(const struct cli *c, struct vf_config *cfg,
+		       const char *what)
+{
+	vf_config_init(cfg);
+	if (!c->config || !vf_cli_load_config(c->config, cfg))
+		return 0;
+	fprintf(stderr, "vfabric: %s has errors; not %s\n", c->config, what);
+	return EXIT_USAGE;
+}
+
+/* With --config: the traffic classes of cfg on f into tr, else none. */
+static int config_traffic(const struct cli *c, const struct vf_config *cfg,
+			  const struct vf_fabric *f, struct vf_traffic *tr,
+			  const struct vf_traffic **out)
+{
+	*out = NULL;
+	if (!c->config)
+		return 0;
+	if (vf_cli_traffic(cfg, f, tr))
+		return EXIT_USAGE;
+	*out = tr;
+	return 0;
+}
+
+/* --partition-routing, else the file's <Sm><PartitionRouting>: the
+ * classes into tr (and *classes) and the engine options. */
+static int partition_routing(const struct cli *c, const struct vf_config *cfg,
+			     const struct vf_fabric *f, struct vf_traffic *tr,
+			     const struct vf_traffic **classes,
+			     struct vf_route_opts *o)
+{
+	int mode = c->partition_routing >= 0 ? c->partition_routing :
+		   c->config ? cfg->partition_routing : -1;
+	int rc;
+
+	if (mode <= VF_PROUTE_OFF)
+		return 0;
+	rc = config_traffic(c, cfg, f, tr, classes);
+	if (rc)
+		return rc;
+	o->traffic = tr;
+	o->partition_routing = (enum vf_partition_routing)mode;
+	return 0;
+}
+
 static int cmd_route(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -324,12 +521,24 @@ static int cmd_route(int argc, char **argv)
 	struct vf_lfts t = { 0 }, pt = { 0 };
 	struct vf_fabric *f, *pf = NULL;
 	struct vf_previous prev;
+	struct vf_route_groups groups = { .spine_first = -1 };
+	struct vf_traffic tr = { 0 };
+	const struct vf_traffic *classes = NULL;
+	struct vf_config cfg;
 	struct timespec t0, t1;
 	int rc = parse_args(argc, argv, &c);
 
+	vf_config_init(&cfg);
+	if (!rc && c.links && !c.check)
+		rc = bad_usage("--links VF goes with --check");
 	if (!rc)
 		rc = load_previous(&c, &pf, &pt);
+	if (!rc)
+		rc = load_config(&c, &cfg, "routed");
 	if (rc) {
+		vf_config_free(&cfg);
+		vf_lfts_free(&pt);
+		vf_fabric_destroy(pf);
 		cli_free(&c);
 		return rc;
 	}
@@ -354,6 +563,11 @@ static int cmd_route(int argc, char **argv)
 				   c.engine);
 		goto out_free;
 	}
+	rc = config_groups(&c, &cfg, f, &groups, &opts);
+	if (!rc)
+		rc = partition_routing(&c, &cfg, f, &tr, &classes, &opts);
+	if (rc)
+		goto out_free;
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!rc)
@@ -373,9 +587,15 @@ static int cmd_route(int argc, char **argv)
 	rc = write_dump(&c, f, &t);
 	if (!rc && c.summary)
 		print_summary(c.out ? stdout : stderr, f, &t);
+	if (!rc && c.check && !classes)
+		rc = config_traffic(&c, &cfg, f, &tr, &classes);
 	if (!rc && c.check)
-		rc = report_checks(&c, f, &t, c.out ? stdout : stderr);
+		rc = report_checks(&c, f, &t, classes,
+				   c.out ? stdout : stderr);
 out_free:
+	vf_traffic_free(&tr);
+	vf_config_free(&cfg);
+	vf_route_groups_free(&groups);
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);
 	vf_lfts_free(&pt);
@@ -389,24 +609,31 @@ static int cmd_check(int argc, char **argv)
 	struct cli c = { 0 };
 	struct vf_err err = { "" };
 	struct vf_lfts t = { 0 };
-	struct vf_fabric *f;
+	struct vf_traffic tr = { 0 };
+	const struct vf_traffic *classes = NULL;
+	struct vf_fabric *f = NULL;
+	struct vf_config cfg;
 	int rc = parse_args(argc, argv, &c);
 
-	if (rc) {
-		cli_free(&c);
-		return rc;
+	vf_config_init(&cfg);
+	if (!rc && !c.lfts)
+		rc = bad_usage("%s needs --lfts DUMP", argv[0]);
+	if (!rc)
+		rc = load_config(&c, &cfg, "checked");
+	if (!rc) {
+		f = load_topo(&c);
+		rc = f ? 0 : EXIT_USAGE;
 	}
-	if (!c.lfts)
-		return bad_usage("%s needs --lfts DUMP", argv[0]);
-	f = load_topo(&c);
-	if (!f)
-		return EXIT_USAGE;
-	if (vf_lftdump_load(c.lfts, f, &t, &err)) {
+	if (!rc && vf_lftdump_load(c.lfts, f, &t, &err)) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		rc = EXIT_USAGE;
-	} else {
-		rc = report_checks(&c, f, &t, stdout);
 	}
+	if (!rc)
+		rc = config_traffic(&c, &cfg, f, &tr, &classes);
+	if (!rc)
+		rc = report_checks(&c, f, &t, classes, stdout);
+	vf_traffic_free(&tr);
+	vf_config_free(&cfg);
 	vf_lfts_free(&t);
 	vf_fabric_destroy(f);
 	cli_free(&c);
@@ -428,6 +655,10 @@ int main(int argc, char **argv)
 	} cmds[] = {
 		{ "route", cmd_route },
 		{ "check-routes", cmd_check },
+		{ "check", vf_cmd_check_config },
+		{ "resolve", vf_cmd_resolve },
+		{ "explain", vf_cmd_explain },
+		{ "ar", vf_cmd_ar },
 		{ "engines", cmd_engines },
 	};
 

@@ -495,6 +495,15 @@ class Sim:
                            f"{res.stderr.decode('utf-8', 'replace')[-2000:]}")
         return out
 
+    def pkeys(self, lid, port=None):
+        """The P_Key table of LID (a CA port, or switch port 0) or of a
+        switch's external port, read back with smpquery: the 16-bit
+        entries in index order."""
+        argv = ["smpquery", "pkeys", str(lid)]
+        if port is not None:
+            argv.append(str(port))
+        return parse_pkeys(self.run_diag(argv))
+
     def _diag_to_file(self, argv, path, default_name, node):
         path = path or os.path.join(self.workdir, default_name)
         with open(path, "w") as fh:
@@ -584,6 +593,27 @@ def parse_ibnetdiscover(text):
             if cur["lid"] is None and pm.group(4):
                 cur["lid"] = int(pm.group(4))
     return nodes
+
+
+def parse_pkeys(text):
+    """smpquery pkeys output ("   0: 0xffff 0x8001 ...") -> entries in
+    index order."""
+    table = []
+    for line in text.splitlines():
+        m = re.match(r"^\s*(\d+):((?:\s+0x[0-9a-fA-F]{4})+)\s*$", line)
+        if m and int(m.group(1)) == len(table):
+            table += [int(v, 16) for v in m.group(2).split()]
+    return table
+
+
+def parse_sl2vl(text):
+    """smpquery sl2vl output -> {(in port, out port): [VL by SL]}."""
+    rows = {}
+    for m in re.finditer(r"ports: in\s+(\d+), out\s+(\d+):\s*((?:\|\s*\d+)+)",
+                         text):
+        rows[(int(m.group(1)), int(m.group(2)))] = \
+            [int(x) for x in re.findall(r"\d+", m.group(3))]
+    return rows
 
 
 def read_lfts(path):

@@ -3,7 +3,8 @@
 # Golden routing tests: each line of tests/golden/cases names a topology,
 # an engine, an LMC and what the checks must say ("ok": exit 0; "loop":
 # exit 1 with a credit loop, for min-hop on rings), optionally followed by
-# more `vfabric route` options (e.g. --no-spine-first); `vfabric route --check
+# more `vfabric route` options (e.g. --no-spine-first; @DIR@ stands for this
+# directory); `vfabric route --check
 # --summary` must print exactly tests/golden/<name>.ref (route checks plus,
 # per switch, the CA LIDs each port carries).  UPDATE_GOLDEN=1 rewrites the .ref
 # files: review the diff before committing it.
@@ -16,6 +17,8 @@ fail=0
 while read -r name topo engine lmc expect opts; do
 	case $name in ''|'#'*) continue ;; esac
 	out=$tmp/$name.out
+	# @DIR@ in the options: this directory (e.g. a config file)
+	opts=$(printf '%s' "$opts" | sed "s|@DIR@|$dir|g")
 	# $opts unquoted: zero or more options, split on blanks
 	"$vfabric" route --engine "$engine" --topo "$dir/$topo" --lmc "$lmc" \
 		-o "$tmp/$name.dump" --check --summary $opts > "$out" \

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """The vfabric CLI offline: usage errors, bad files named by file:line,
 route -> dump -> check-routes round trips, and checks that must fail
-(a forwarding loop planted in a dump, credit loops on a torus)."""
+(a forwarding loop planted in a dump, credit loops on a torus); `check`
+and `resolve` of vFabric configurations (exit status, JSON, aliases);
+per-VF metrics of check-routes --config."""
 
 import json
 import os
@@ -186,6 +188,139 @@ def missing_opensm(tap):
            res.stdout)
 
 
+def config_commands(tap, tmp):
+    """vfabric check / resolve on the shipped examples and broken files."""
+    for name in ("vfabric-default.xml", "vfabric-tenants.xml"):
+        res = vftest.vfabric("check", os.path.join(vftest.TOP_SRCDIR,
+                                                   "conf", name))
+        tap.ok(res.returncode == 0 and ": ok:" in res.stdout,
+               f"check {name}: exit 0", res.stderr)
+    bad = os.path.join(tmp, "bad.xml")
+    with open(bad, "w") as fh:
+        fh.write("<Config><Common><VirtualFabrics>\n<VirtualFabric>"
+                 "<Name>V</Name><Enable>1</Enable><Member>Ghost</Member>"
+                 "</VirtualFabric></VirtualFabrics></Common></Config>\n")
+    res = vftest.vfabric("check", bad)
+    tap.ok(res.returncode == 1 and f"{bad}:2: VirtualFabric 'V': Member "
+           "names unknown DeviceGroup 'Ghost'" in res.stderr,
+           "check: an error names file, line and object; exit 1",
+           res.stderr)
+    net = os.path.join(tmp, "ft.net")
+    topogen.fattree2(leaves=2, spines=1, hosts=2).write(net)
+    conf = os.path.join(tmp, "alias.conf")
+    with open(conf, "w") as fh:
+        fh.write("DeviceGroup VF : 0x0002c9fffe000001 ;\n"
+                 "tenant=0x0040 : @VF=full ;\n")
+    res = vftest.vfabric("resolve", conf, "--topo", net, "--json",
+                         "--alias", "0x0002c9fffe000001=0x0002c90300000011")
+    ports = {p["desc"]: p for p in json.loads(res.stdout or "{}")
+             .get("ports", [])}
+    tap.ok(res.returncode == 0 and
+           [e["pkey"] for e in ports["cn0001 HCA-1"]["pkeys"]] ==
+           ["0x7fff", "0x0040"] and
+           [e["pkey"] for e in ports["cn0002 HCA-1"]["pkeys"]] ==
+           ["0x7fff"], "resolve: a DeviceGroup naming an SR-IOV alias GUID "
+           "gives its physical port the P_Key", res.stdout + res.stderr)
+    tenants = os.path.join(vftest.TOP_SRCDIR, "conf", "vfabric-tenants.xml")
+    big = os.path.join(tmp, "ft8.net")
+    topogen.fattree2(leaves=4, spines=2, hosts=4, storage=2).write(big)
+    res = vftest.vfabric("explain", tenants, "--topo", big, "--src", "cn0002",
+                         "--dst", "stor01", "--sid", "0x10603DB")
+    tap.ok(res.returncode == 0 and "VirtualFabric 'Services': answers"
+           in res.stdout and "answer: P_Key" in res.stdout,
+           "explain: Lustre from a tenant host to storage goes by Services",
+           res.stdout + res.stderr)
+    res = vftest.vfabric("explain", tenants, "--topo", big, "--src", "cn0002",
+                         "--dst", "cn0009", "--sid", "0x1000001")
+    tap.ok(res.returncode == 1 and "no virtual fabric answers" in
+           res.stdout and "the destination is no member" in res.stdout,
+           "explain: between the two tenants no VF answers, and it says why",
+           res.stdout + res.stderr)
+    qos = os.path.join(vftest.TOP_SRCDIR, "conf", "vfabric-compute-qos.xml")
+    res = vftest.vfabric("resolve", qos, "--topo", net, "--vls", "8")
+    tap.ok(res.returncode == 0 and "# QoS: 2 classes: '(no QoS)' SL0 VL0 "
+           "50% weight 120; 'Compute' SL1 VL1 50% weight 120" in res.stdout
+           and "SL2VL 0 1 0 0 0 0 0 0 0 0 0 0 0 0 0 0; VLArb low 0:120 "
+           "1:120; high none" in res.stdout,
+           "resolve: the QoS classes and a port's SL2VL/VLArb tables",
+           res.stdout + res.stderr)
+    res = vftest.vfabric("resolve", conf, "--topo", net, "--sm", "nobody")
+    tap.ok(res.returncode == 2 and "--sm nobody: no such node" in res.stderr,
+           "resolve: an unknown --sm is named", res.stderr)
+
+
+def class_metrics(tap, tmp):
+    """check-routes --config: per-VF load, shared links, --links."""
+    net = os.path.join(tmp, "tenants.net")
+    topogen.fattree2(leaves=4, spines=2, hosts=4, storage=2).write(net)
+    dump = os.path.join(tmp, "tenants.dump")
+    vftest.vfabric("route", "--engine", "fattree", "--topo", net, "-o",
+                   dump, check=True)
+    tenants = os.path.join(vftest.TOP_SRCDIR, "conf", "vfabric-tenants.xml")
+    rc, plain = vftest.check_routes(net, dump)
+    tap.ok(rc == 0 and "partitions" not in plain,
+           "check-routes without --config: no per-VF section")
+    res = vftest.vfabric("check-routes", "--topo", net, "--lfts", dump,
+                         "--config", tenants, "--json", "--links",
+                         "Compute_A")
+    rep = json.loads(res.stdout) if res.returncode == 0 else {}
+    part = rep.get("partitions", {})
+    cls = {c["name"]: c for c in part.get("classes", [])}
+    tap.ok(rep.get("ca_pairs") == plain.get("ca_pairs") and
+           rep.get("load_max") == plain.get("load_max"),
+           "--config keeps the route report's fields", res.stderr)
+    # 6 hosts in Compute_A, 8 in Compute_B; Services: 2 full (storage),
+    # the 14 hosts limited: 2 x 2 x 14 + 2 x 1
+    tap.ok({k: c.get("pairs") for k, c in cls.items()} ==
+           {"Compute_A": 30, "Compute_B": 56, "Services": 58} and
+           part.get("all", {}).get("pairs") == 144 and
+           all(c.get("unreachable") == 0 for c in cls.values()),
+           "per-VF pairs: full with all, limited only with full ones; all "
+           "VFs together count each pair once", json.dumps(part))
+    shared = part.get("shared", [])
+    tap.ok(part.get("links") == 16 and
+           all(s["a"] == "Compute_A" and s["b"] == "Compute_B"
+               for s in shared) and
+           sum(s["links"] for s in shared) == part.get("shared_links"),
+           "only the two tenants (no common port) count as sharing links",
+           json.dumps(shared))
+    links = rep.get("class_links", {}).get("links", [])
+    a = cls.get("Compute_A", {})
+    tap.ok(len(links) == a.get("links_used") and
+           sum(ln["load"] for ln in links) == a.get("load_sum") and
+           max((ln["load"] for ln in links), default=0) == a.get("load_max")
+           and all(ln["from"].startswith("0x") and ln["to_port"] > 0
+                   for ln in links),
+           "--links Compute_A lists its links with their load",
+           json.dumps(links[:2]))
+    res = vftest.vfabric("check-routes", "--topo", net, "--lfts", dump,
+                         "--config", tenants, "--links", "Compute_B")
+    tap.ok(res.returncode == 0 and
+           re.search(r"^class         Compute_B \(0x[0-9a-f]{4}\): 56 "
+                     r"pairs, 0 unreachable; \d+ links used, load max \d+",
+                     res.stdout, re.M) and
+           re.search(r"^all classes   144 pairs", res.stdout, re.M) and
+           re.search(r"^links of      Compute_B .*\n(link          0x[0-9a-f]"
+                     r"{16} leaf\d+/\d+ -> 0x[0-9a-f]{16} spine\d+/\d+ load "
+                     r"\d+\n|link .*\n)+", res.stdout, re.M),
+           "text: a line per VF, all VFs, the links of one", res.stdout)
+    res = vftest.vfabric("route", "--engine", "fattree", "--topo", net,
+                         "--config", tenants, "--check", "--json", "-o",
+                         os.path.join(tmp, "t2.dump"))
+    rep = json.loads(res.stdout) if res.returncode == 0 else {}
+    tap.ok(rep.get("partitions", {}).get("all", {}).get("pairs") == 144,
+           "route --config --check: the same per-VF section", res.stderr)
+    res = vftest.vfabric("check-routes", "--topo", net, "--lfts", dump,
+                         "--config", tenants, "--links", "Nobody")
+    tap.ok(res.returncode == 2 and "there are: Compute_A Compute_B "
+           "Services" in res.stderr, "--links of an unknown VF names the "
+           "VFs there are", res.stderr)
+    res = vftest.vfabric("check-routes", "--topo", net, "--lfts", dump,
+                         "--links", "Compute_A")
+    tap.ok(res.returncode == 2 and "needs --config" in res.stderr,
+           "--links without --config is refused", res.stderr)
+
+
 def main():
     tap = vfsim.Tap()
     if not os.access(vftest.VFABRIC, os.X_OK):
@@ -196,6 +331,8 @@ def main():
         round_trip(tap, tmp)
         options_apply(tap, tmp)
         torus_loops(tap, tmp)
+        config_commands(tap, tmp)
+        class_metrics(tap, tmp)
     missing_opensm(tap)
     tap.done()
 

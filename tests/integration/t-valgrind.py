@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """OpenSM with the plugin under valgrind: routing twice (initial sweep and
-a reroute after a link goes down), then SIGTERM.  No memory error and no
+a reroute after a link goes down, with the vFabric config file changed in
+between, so it is read twice, its device groups resolved and its
+partitions planned, written and verified twice, and its watcher thread
+running), then SIGTERM.  No memory error and no
 leaked or still-reachable block may have a frame in libvfabric.so.
 
 Stock OpenSM 3.3.23 and umad2sim have valgrind findings of their own (an
@@ -20,12 +23,27 @@ import vftest
 
 
 
+def write_config(path, pattern):
+    """A vFabric file whose RoutingOrder names hosts matching pattern."""
+    with open(path, "w") as fh:
+        fh.write(f"""<Config><Common><DeviceGroups>
+<DeviceGroup><Name>First</Name><NodeDesc>{pattern}</NodeDesc></DeviceGroup>
+</DeviceGroups><VirtualFabrics><VirtualFabric><Name>Tenant</Name>
+<Enable>1</Enable><Security>1</Security><Member>First</Member>
+<Application>All</Application><QOS>1</QOS><Bandwidth>30%</Bandwidth>
+</VirtualFabric></VirtualFabrics>
+<Sm><SpineFirstRouting>1</SpineFirstRouting>
+<DGShortestPathTopology><RoutingOrder><DeviceGroup>First</DeviceGroup>
+</RoutingOrder></DGShortestPathTopology></Sm></Common></Config>
+""")
+
+
 def plugin_marks():
     """Strings that put a valgrind frame in our code: the library name
     (frames without debug info) and "(file.c:" for each of our sources
     (frames with it)."""
     marks = ["libvfabric.so"]
-    for sub in ("plugin", "routing"):
+    for sub in ("plugin", "routing", "partition"):
         d = os.path.join(vftest.TOP_SRCDIR, sub)
         marks += [f"({f}:" for f in os.listdir(d) if f.endswith(".c")]
     return marks
@@ -51,6 +69,31 @@ def records(vg_log):
                         r"\d[\d,]* bytes in)", b[0])]
 
 
+def sa_queries(tap, sim):
+    """The SA handlers under valgrind: answers, errors, a multipath query,
+    a create and a join."""
+    nodes = vfsim.parse_ibnetdiscover(open(sim.discover()).read())
+    guid = {n["desc"].split()[0]: hex(g + 1) for g, n in nodes.items()
+            if n["kind"] != "Switch"}
+    queries = [
+        ["path", "--sgid", guid["cn0002"], "--dgid", guid["cn0003"],
+         "--sid", "0x10603DB"],
+        ["path", "--get", "--sgid", guid["cn0002"]],
+        ["path", "--sgid", guid["cn0002"], "--comp-mask", "0x89"],
+        ["mpath", "--sgids", guid["cn0002"], "--dgids",
+         guid["cn0003"] + "," + guid["cn0004"]],
+        ["join", "--create", "--mgid", "ff15::9", "--qkey", "0x1",
+         "--pkey", "0xffff"],
+        ["join", "--mgid", "ff12:401b:ffff::ffff:ffff", "--pkey", "0xffff"],
+    ]
+    got = [sim.run_diag([vftest.VFABRIC_SA] + q, node="cn0002",
+                        check=False).split("\n")[0] for q in queries]
+    tap.ok(all(g.startswith("status ") for g in got),
+           f"{len(queries)} SA requests answered under valgrind "
+           "(PathRecord, errors, MultiPathRecord, create, join)",
+           "\n".join(got))
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
@@ -59,19 +102,31 @@ def main():
     gen_dir = vfsim.tempfile.mkdtemp(prefix="vf-valgrind-")
     net = os.path.join(gen_dir, "ft.net")
     topogen.fattree2(leaves=4, spines=2, hosts=4).write(net)
+    conf = os.path.join(gen_dir, "vf.xml")
+    write_config(conf, "cn000[1-4]*")
     with vfsim.Sim(net, "valgrind", tap=tap) as sim:
         vg_log = os.path.join(sim.workdir, "valgrind.log")
         sim.start_ibsim()
-        sim.start_opensm(conf_lines=vftest.plugin_conf(),
+        sim.start_opensm(conf_lines=vftest.plugin_conf(
+                         engine="dgshortestpath",
+                         options=f"log_level=info config={conf}"),
                          plugin_dir=vftest.PLUGIN_DIR,
                          valgrind=["valgrind", "--leak-check=full",
                                    "--show-leak-kinds=all",
                                    "--num-callers=40",
                                    f"--log-file={vg_log}"])
         sim.wait_subnet_up(timeout=600)
+        sa_queries(tap, sim)
+        write_config(conf, "cn00[05-08]*")
         sim.console('Unlink "L001"[5]')
         sim.wait_resweep(timeout=600)
-        runs = sim.log_text().count("vfabric: shortestpath routed")
+        runs = sim.log_text().count("vfabric: dgshortestpath routed")
+        log = sim.log_text()
+        tap.ok(log.count(f"config {conf}: ") == 2,
+               "the config file was read at start and again after it "
+               "changed")
+        tap.ok(log.count("verified as planned") >= 2,
+               "partitions planned, written and verified each time")
         tap.ok(runs >= 2, f"the engine ran {runs} times under valgrind")
         rc = sim.stop_opensm(timeout=300)
         tap.ok(rc == 0, f"OpenSM exited cleanly on SIGTERM (rc {rc})")

@@ -22,6 +22,9 @@ TOP_SRCDIR = os.environ.get(
 TOP_BUILDDIR = os.environ.get("top_builddir", TOP_SRCDIR)
 VFABRIC = os.environ.get("VFABRIC",
                          os.path.join(TOP_BUILDDIR, "sim", "vfabric"))
+# absolute: the harness runs tools in the work dir
+VFABRIC_SA = os.path.abspath(os.environ.get(
+    "VFABRIC_SA", os.path.join(TOP_BUILDDIR, "sim", "vfabric-sa")))
 PLUGIN_DIR = os.environ.get("VF_PLUGIN_DIR",
                             os.path.join(TOP_BUILDDIR, "plugin", ".libs"))
 NET_EXAMPLES = "/usr/share/doc/ibsim-utils/net-examples"
@@ -45,6 +48,20 @@ def plugin_conf(engine="shortestpath", options="log_level=info", extra=()):
     if options:
         lines.append(f"event_plugin_options {options}")
     return lines + list(extra)
+
+
+def assigned_pkeys(sim, osm_dir="opensm1"):
+    """{VF: P_Key} that the plugin assigned automatically, from its file
+    in OpenSM's cache directory."""
+    path = os.path.join(sim.workdir, osm_dir, "cache",
+                        "opensm-vfabric.assign")
+    out = {}
+    with open(path) as fh:
+        for line in fh:
+            m = re.match(r"pkey (0x[0-9a-f]+) (.*)", line.strip())
+            if m:
+                out[m.group(2)] = int(m.group(1), 16)
+    return out
 
 
 def vfabric(*args, check=False):

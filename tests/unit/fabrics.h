@@ -8,8 +8,25 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "routing/fabric.h"
+#include "routing/netfile.h"
+
+/*
+ * A net file of the golden set (tests/golden/NAME), found through
+ * $top_srcdir as make check sets it; NULL if it cannot be loaded.
+ */
+static inline struct vf_fabric *golden_fabric(const char *name)
+{
+	struct vf_err err = { "" };
+	char path[4096];
+	const char *top = getenv("top_srcdir");
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", top ? top : ".",
+		 name);
+	return vf_netfile_load(path, 0, &err);
+}
 
 /*
  * A 2-level fat tree: leaves L0.. with hosts on ports 1..hosts and uplinks

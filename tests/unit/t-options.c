@@ -120,6 +120,23 @@ int main(void)
 	EQ_U(o.log_level, VF_LOG_DEBUG, "log_level=debug applied");
 	OK(!o.check_routes, "check_routes=off applied");
 
+	OK(!o.config && !o.spine_first_given,
+	   "no config file and spine_first not given by default");
+	EQ_U(vf_options_parse(&o, "config=/etc/opensm/vf.xml spine_first=off"),
+	     0, "config= and spine_first= accepted");
+	EQ_S(o.config, "/etc/opensm/vf.xml", "config path kept");
+	OK(o.spine_first_given && !o.spine_first,
+	   "spine_first=off marked as given (wins over the config file)");
+	EQ_U(vf_options_parse(&o, "config="), 1, "an empty config= is refused");
+	EQ_U(o.config_poll, 5, "the config file is looked at every 5 s by default");
+	EQ_U(vf_options_parse(&o, "config_poll=0 disconnect_unconfigured=on"), 0,
+	     "config_poll=0 and disconnect_unconfigured=on accepted");
+	OK(o.config_poll == 0 && o.disconnect_unconfigured,
+	   "config_poll off, disconnect_unconfigured on");
+	EQ_U(vf_options_parse(&o, "config_poll=soon"), 1,
+	     "a config_poll that is not a number is refused");
+	EQ_S(o.config, "/etc/opensm/vf.xml", "the earlier path is kept");
+
 	logged = 0;
 	EQ_U(vf_options_parse(&o, "colour=blue check_routes=YES"), 1,
 	     "unknown key is one problem");

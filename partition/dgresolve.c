@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition/dgresolve.h"
+#include "partition/ndpattern.h"
+
+static void set_bit(struct vf_dg_members *m, unsigned g, uint32_t p)
+{
+	m->bits[(size_t)g * m->words + p / 64] |= 1ull << (p % 64);
+}
+
+static bool live(const struct vf_fabric *f, uint32_t p)
+{
+	const struct vf_port *port = &f->ports[p];
+
+	return port->remote != VF_NONE ||
+	       (port->num == 0 && vf_is_switch(&f->nodes[port->node]));
+}
+
+static bool has_guid(const struct vf_guids *l, uint64_t guid)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->v[i] == guid)
+			return true;
+	return false;
+}
+
+/* The node-level criteria of g: does all of node n belong? */
+static bool node_selected(const struct vf_cfg_dg *g,
+			  const struct vf_fabric *f, uint32_t n,
+			  uint32_t sm_node, bool no_switches)
+{
+	const struct vf_node *node = &f->nodes[n];
+	unsigned type = vf_is_switch(node) ? VF_DG_TYPE_SW :
+			node->type == VF_NODE_ROUTER ? VF_DG_TYPE_ROUTER :
+						       VF_DG_TYPE_CA;
+	unsigned lo, hi;
+
+	if (g->select & VF_DG_ALL || g->node_types & type)
+		return true;
+	if (g->select & (VF_DG_SELF | VF_DG_ALL_MGMT) && n == sm_node)
+		return true;
+	if (g->select & VF_DG_HFI_DIRECT && no_switches)
+		return true;
+	if (has_guid(&g->sysimg_guids, node->sysimg_guid) ||
+	    has_guid(&g->node_guids, node->guid))
+		return true;
+	for (unsigned i = 0; i < g->num_descs; i++)
+		if (!vf_ndpat_ports(g->descs[i], &lo, &hi) &&
+		    vf_ndpat_match(g->descs[i], vf_node_desc(f, node)))
+			return true;
+	return false;
+}
+
+/* The port-level criteria of g for port slot p. */
+static bool port_selected(const struct vf_cfg_dg *g,
+			  const struct vf_fabric *f, uint32_t p)
+{
+	const struct vf_port *port = &f->ports[p];
+	const struct vf_node *node = &f->nodes[port->node];
+	unsigned lo, hi;
+
+	if (g->select & VF_DG_SWE0 && vf_is_switch(node) && port->num == 0)
+		return true;
+	if (has_guid(&g->port_guids, port->guid) &&
+	    (!vf_is_switch(node) || port->num == 0))
+		return true;
+	for (unsigned i = 0; i < g->num_descs; i++)
+		if (vf_ndpat_ports(g->descs[i], &lo, &hi) &&
+		    port->num >= lo && port->num <= hi &&
+		    vf_ndpat_match(g->descs[i], vf_node_desc(f, node)))
+			return true;
+	return false;
+}
+
+/* Can g select single ports (not only whole nodes)? */
+static bool has_port_criteria(const struct vf_cfg_dg *g)
+{
+	unsigned lo, hi;
+
+	if (g->select & VF_DG_SWE0 || g->port_guids.n)
+		return true;
+	for (unsigned i = 0; i < g->num_descs; i++)
+		if (vf_ndpat_ports(g->descs[i], &lo, &hi))
+			return true;
+	return false;
+}
+
+/*
+ * Group g's own members, then each included group's (resolved first);
+ * done[] memoises, and validation has ruled out cycles (depth guards
+ * anyway).
+ */
+static void resolve_one(const struct vf_config *c, const struct vf_fabric *f,
+			uint32_t sm_node, bool no_switches,
+			struct vf_dg_members *m, unsigned g, uint8_t *done,
+			unsigned depth)
+{
+	const struct vf_cfg_dg *dg = &c->dgs[g];
+
+	bool by_port = has_port_criteria(dg);
+
+	if (done[g] || depth > c->num_dgs)
+		return;
+	done[g] = 1;
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct vf_node *node = &f->nodes[n];
+		bool whole = node_selected(dg, f, n, sm_node, no_switches);
+
+		for (unsigned i = 0; (whole || by_port) && i <= node->num_ports;
+		     i++) {
+			uint32_t p = node->first_port + i;
+
+			if (live(f, p) && (whole || port_selected(dg, f, p)))
+				set_bit(m, g, p);
+		}
+	}
+	/* an SR-IOV alias GUID names its physical port */
+	for (uint32_t i = 0; i < f->num_aliases; i++)
+		if (has_guid(&dg->port_guids, f->aliases[i].guid) &&
+		    live(f, f->aliases[i].port))
+			set_bit(m, g, f->aliases[i].port);
+	for (unsigned i = 0; i < dg->includes.n; i++) {
+		int t = vf_config_dg_index(c, dg->includes.v[i]);
+
+		if (t < 0)
+			continue;
+		resolve_one(c, f, sm_node, no_switches, m, (unsigned)t, done,
+			    depth + 1);
+		for (uint32_t w = 0; w < m->words; w++)
+			m->bits[(size_t)g * m->words + w] |=
+				m->bits[(size_t)t * m->words + w];
+	}
+}
+
+int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
+		  uint32_t sm_node, struct vf_dg_members *m)
+{
+	uint8_t *done;
+
+	m->num_dgs = c->num_dgs;
+	m->num_ports = f->num_ports;
+	m->words = (f->num_ports + 63) / 64;
+	m->bits = calloc((size_t)(c->num_dgs ? c->num_dgs : 1) *
+			 (m->words ? m->words : 1), sizeof(*m->bits));
+	done = calloc(c->num_dgs ? c->num_dgs : 1, 1);
+	if (!m->bits || !done) {
+		free(done);
+		vf_dg_members_free(m);
+		return -ENOMEM;
+	}
+	for (unsigned g = 0; g < c->num_dgs; g++)
+		resolve_one(c, f, sm_node, f->num_switches == 0, m, g, done,
+			    0);
+	free(done);
+	return 0;
+}
+
+void vf_dg_members_free(struct vf_dg_members *m)
+{
+	free(m->bits);
+	memset(m, 0, sizeof(*m));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int vf_dg_guids(const struct vf_dg_members *m, unsigned g,
+		const struct vf_fabric *f, bool switches, uint64_t **out)
+{
+	unsigned n = 0, kept = 0;
+
+	*out = malloc(((size_t)f->num_ports + 1) * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		const struct vf_node *node = &f->nodes[f->ports[p].node];
+
+		if (!vf_dg_has(m, g, p) || vf_is_switch(node) != switches)
+			continue;
+		(*out)[n++] = switches ? node->guid : f->ports[p].guid;
+	}
+	qsort(*out, n, sizeof(**out), cmp_u64);
+	for (unsigned i = 0; i < n; i++)
+		if (!kept || (*out)[kept - 1] != (*out)[i])
+			(*out)[kept++] = (*out)[i];
+	if (!kept) {
+		free(*out);
+		*out = NULL;
+	}
+	return (int)kept;
+}

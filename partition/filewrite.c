@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "partition/filewrite.h"
+
+/* Does path hold exactly len bytes of text? */
+static bool holds(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char buf[65536];
+	size_t at = 0, n;
+	bool same = f != NULL;
+
+	while (same && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		same = at + n <= len && !memcmp(buf, text + at, n);
+		at += n;
+	}
+	if (f)
+		fclose(f);
+	return same && at == len;
+}
+
+int vf_file_replace(const char *path, const char *text, size_t len)
+{
+	char tmp[4096];
+	FILE *out;
+	int rc = 0;
+
+	if (holds(path, text, len))
+		return 0;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	out = fopen(tmp, "w");
+	if (!out)
+		return -errno;
+	if (fwrite(text, 1, len, out) != len || fflush(out) ||
+	    fsync(fileno(out)))
+		rc = -errno;
+	if (fclose(out) && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path))
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}

@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+#define _GNU_SOURCE	/* strndup */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "partition/ndpattern.h"
+#include "partition/pconf.h"
+#include "partition/values.h"
+
+#define MAX_FILE (16u << 20)
+
+/* The state of one file's load. */
+struct pc {
+	struct vf_config *c;
+	struct vf_diag *d;
+	const char *file;	/* owned by c->files */
+	char *text;		/* the file, comments blanked */
+	bool vfabric;
+};
+
+static struct vf_where where(const struct pc *pc, const char *at)
+{
+	unsigned line = 1;
+
+	for (const char *s = pc->text; s < at; s++)
+		line += *s == '\n';
+	return (struct vf_where){ pc->file, line };
+}
+
+static void error(struct pc *pc, const char *at, const char *owner,
+		  const char *what, const char *value)
+{
+	struct vf_where w = where(pc, at);
+
+	vf_diag_add(pc->d, VF_DIAG_ERROR, &w, "%s: %s%s%s%s", owner, what,
+		    value ? " '" : "", value ? value : "", value ? "'" : "");
+}
+
+static void warning(struct pc *pc, const char *at, const char *owner,
+		    const char *what, const char *value)
+{
+	struct vf_where w = where(pc, at);
+
+	vf_diag_add(pc->d, VF_DIAG_WARN, &w, "%s: %s '%s'", owner, what,
+		    value);
+}
+
+/* The end of the item starting at s: the next sep outside quotes, or e. */
+static const char *item_end(const char *s, const char *e, char sep)
+{
+	bool quoted = false;
+
+	for (; s < e; s++) {
+		if (*s == '"')
+			quoted = !quoted;
+		else if (*s == sep && !quoted)
+			return s;
+	}
+	return e;
+}
+
+/* [s, e) without surrounding blanks and quotes, as a new string. */
+static char *token(const char *s, const char *e)
+{
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	if (e - s >= 2 && *s == '"' && e[-1] == '"') {
+		s++;
+		e--;
+	}
+	return strndup(s, (size_t)(e - s));
+}
+
+/* Split "key=value" in place (value NULL without '='), unquoting it. */
+static char *split_value(char *item)
+{
+	char *eq = strchr(item, '='), *val;
+	size_t len;
+
+	if (!eq)
+		return NULL;
+	val = eq + 1;
+	*eq = '\0';
+	while (eq > item && isspace((unsigned char)eq[-1]))
+		*--eq = '\0';
+	while (isspace((unsigned char)*val))
+		val++;
+	len = strlen(val);
+	if (len >= 2 && val[0] == '"' && val[len - 1] == '"') {
+		val[len - 1] = '\0';
+		val++;
+	}
+	return val;
+}
+
+/* ---- DeviceGroup NAME : items ; ----------------------------------------- */
+
+static int group_item(struct pc *pc, struct vf_cfg_dg *g, char *key,
+		      char *val, const char *at, const char *owner)
+{
+	uint64_t guid;
+	unsigned bit;
+	const char *why;
+
+	if (!val) {
+		if (vf_parse_hex64(key, &guid, &why) || !guid)
+			error(pc, at, owner, "not a port GUID", key);
+		else
+			return vf_guids_add(&g->port_guids, guid);
+	} else if (!strcasecmp(key, "node") || !strcasecmp(key, "sysimage")) {
+		if (vf_parse_hex64(val, &guid, &why) || !guid)
+			error(pc, at, owner, "not a GUID", val);
+		else
+			return vf_guids_add(!strcasecmp(key, "node") ?
+					    &g->node_guids : &g->sysimg_guids,
+					    guid);
+	} else if (!strcasecmp(key, "desc")) {
+		struct vf_ndpat *p;
+		char err[160];
+		int rc = vf_ndpat_compile(val, &p, err, sizeof(err));
+
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc)
+			error(pc, at, owner, err, val);
+		else
+			return vf_dg_add_desc(g, p);
+	} else if (!strcasecmp(key, "type")) {
+		if (vf_parse_node_type(val, &bit))
+			error(pc, at, owner, "type is CA (or FI) or SW, not", val);
+		else
+			g->node_types |= bit;
+	} else if (!strcasecmp(key, "select")) {
+		if (vf_parse_dg_select(val, &bit))
+			error(pc, at, owner, "select is All, Self, SWE0, AllMgmtAllowed, HFIDirectConnect or TFIs, not",
+			      val);
+		else
+			g->select |= bit;
+	} else if (!strcasecmp(key, "include")) {
+		return vf_names_add(&g->includes, val);
+	} else {
+		error(pc, at, owner, "unknown item", key);
+	}
+	return 0;
+}
+
+/* ---- Application NAME : items ; ---------------------------------------- */
+
+static const struct {
+	const char *key;
+	bool mgid;
+	enum vf_match_kind kind;
+} app_keys[] = {
+	{ "sid", false, VF_MATCH_EXACT },
+	{ "sidrange", false, VF_MATCH_RANGE },
+	{ "sidmasked", false, VF_MATCH_MASKED },
+	{ "mgid", true, VF_MATCH_EXACT },
+	{ "mgidrange", true, VF_MATCH_RANGE },
+	{ "mgidmasked", true, VF_MATCH_MASKED },
+};
+
+static int app_item(struct pc *pc, struct vf_app *a, char *key, char *val,
+		    const char *at, const char *owner)
+{
+	const char *why;
+	unsigned bit;
+
+	for (size_t i = 0; val && i < sizeof(app_keys) / sizeof(app_keys[0]);
+	     i++) {
+		struct vf_sid_rule s;
+		struct vf_mgid_rule m;
+
+		if (strcasecmp(key, app_keys[i].key))
+			continue;
+		if (app_keys[i].mgid ?
+		    vf_parse_mgid_rule(val, app_keys[i].kind, &m, &why) :
+		    vf_parse_sid_rule(val, app_keys[i].kind, &s, &why)) {
+			error(pc, at, owner, why, val);
+			return 0;
+		}
+		return app_keys[i].mgid ? vf_app_add_mgid(a, &m) :
+					  vf_app_add_sid(a, &s);
+	}
+	if (val && !strcasecmp(key, "select")) {
+		if (vf_parse_app_select(val, &bit))
+			error(pc, at, owner, "select is SA, PM, UnmatchedServiceID or UnmatchedMGID, not",
+			      val);
+		else
+			a->select |= bit;
+		return 0;
+	}
+	if (val && !strcasecmp(key, "include"))
+		return vf_names_add(&a->includes, val);
+	error(pc, at, owner, "unknown item", key);
+	return 0;
+}
+
+/* The items of a DeviceGroup or Application statement body. */
+static int vfabric_statement(struct pc *pc, bool group, const char *name,
+			     const char *at, const char *s, const char *e)
+{
+	char owner[96];
+	struct vf_cfg_dg *g = NULL;
+	struct vf_app *a = NULL;
+	int rc = 0;
+
+	pc->vfabric = true;
+	snprintf(owner, sizeof(owner), "%s '%s'",
+		 group ? "DeviceGroup" : "Application", name);
+	if (!*name || strlen(name) > VF_CFG_MAX_NAME) {
+		error(pc, at, group ? "DeviceGroup" : "Application",
+		      "a name of 1-63 characters is needed, not", name);
+		return 0;
+	}
+	if (group)
+		g = vf_config_new_dg(pc->c, name, where(pc, at));
+	else
+		a = vf_config_new_app(pc->c, name, where(pc, at));
+	if (!g && !a)
+		return -ENOMEM;
+	while (s < e && !rc) {
+		const char *end = item_end(s, e, ',');
+		char *item = token(s, end), *val;
+
+		if (!item)
+			return -ENOMEM;
+		val = split_value(item);
+		if (*item)
+			rc = group ? group_item(pc, g, item, val, s, owner) :
+				     app_item(pc, a, item, val, s, owner);
+		free(item);
+		s = end + (end < e);
+	}
+	return rc;
+}
+
+/* ---- partitions --------------------------------------------------------- */
+
+/* One partition being read: its VF and its member groups. */
+struct part {
+	struct vf_cfg_vf *vf;
+	char *name;		/* the VF's name, for the member groups */
+	struct vf_where at;
+	uint8_t defmember;	/* enum vf_membership of bare members */
+	char owner[96];
+};
+
+static int raw_flag(struct vf_cfg_vf *v, const char *key, const char *val)
+{
+	size_t len = (v->raw_flags ? strlen(v->raw_flags) : 0) +
+		     strlen(key) + (val ? strlen(val) : 0) + 4;
+	char *grown = realloc(v->raw_flags, len);
+
+	if (!grown)
+		return -ENOMEM;
+	if (!v->raw_flags)
+		grown[0] = '\0';
+	v->raw_flags = grown;
+	strcat(grown, ", ");
+	strcat(grown, key);
+	if (val) {
+		strcat(grown, "=");
+		strcat(grown, val);
+	}
+	return 0;
+}
+
+/* Stock flags that OpenSM itself interprets: passed on as written. */
+static bool stock_raw(const char *key)
+{
+	static const char *const keys[] = { "sl", "scope", "Q_Key",
+					    "TClass", "FlowLabel", "indx0" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+/* Membership words, as OpenSM takes them (any prefix of the word). */
+static int membership(const char *w, uint8_t *out)
+{
+	size_t n = strlen(w);
+
+	if (n && !strncmp(w, "full", n))
+		*out = VF_MEMBER_FULL;
+	else if (n && !strncmp(w, "both", n))
+		*out = VF_MEMBER_BOTH;
+	else if (n && !strncmp(w, "limited", n))
+		*out = VF_MEMBER_LIMITED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* A stock flag with an IB code value (mtu, rate): 0 if malformed. */
+static unsigned code(const char *val, unsigned max)
+{
+	char *end;
+	unsigned long v = val ? strtoul(val, &end, 0) : 0;
+
+	return val && !*end && v <= max ? (unsigned)v : 0;
+}
+
+/* The vFabric options a partition line may carry (extensions). */
+static int vfabric_flag(struct pc *pc, struct part *p, const char *key,
+			const char *val, const char *at)
+{
+	struct vf_cfg_vf *v = p->vf;
+	const char *why = "";
+	long l;
+	int rc = 0;
+
+	static const char *const keys[] = {
+		"app", "security", "standby", "qos", "highpriority",
+		"bandwidth", "hoqlife", "basesl", "mcsl", "pktlifetime",
+	};
+	bool ours = false;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		ours |= !strcasecmp(key, keys[i]);
+	if (!ours)
+		return 1;
+	pc->vfabric = true;
+	if (!val) {
+		error(pc, at, p->owner, "needs a value:", key);
+		return 0;
+	}
+	if (!strcasecmp(key, "app"))
+		return vf_names_add(&v->apps, val);
+	if (!strcasecmp(key, "security"))
+		rc = vf_parse_bool(val, &v->security, &why);
+	else if (!strcasecmp(key, "standby"))
+		rc = vf_parse_bool(val, &v->standby, &why);
+	else if (!strcasecmp(key, "qos"))
+		rc = vf_parse_bool(val, &v->qos.enable, &why);
+	else if (!strcasecmp(key, "highpriority"))
+		rc = vf_parse_bool(val, &v->qos.high_priority, &why);
+	else if (!strcasecmp(key, "bandwidth"))
+		rc = vf_parse_percent(val, &v->qos.bandwidth, &why);
+	else if (!strcasecmp(key, "hoqlife"))
+		rc = vf_parse_hoq_life(val, &v->qos.hoq_life, &why);
+	else if (!strcasecmp(key, "basesl") || !strcasecmp(key, "mcsl")) {
+		rc = vf_parse_int(val, 0, 15, &l, &why);
+		if (!rc)
+			*(!strcasecmp(key, "basesl") ? &v->qos.base_sl :
+						       &v->qos.mcast_sl) = (int)l;
+	} else {	/* pktlifetime */
+		rc = vf_parse_int(val, 1, 128, &l, &why);
+		v->qos.pkt_lifetime_mult = rc ? 0 : (unsigned)l;
+	}
+	v->qos_given |= strcasecmp(key, "app") && strcasecmp(key, "security") &&
+			strcasecmp(key, "standby");
+	if (rc)
+		error(pc, at, p->owner, why, val);
+	return 0;
+}
+
+static int partition_flag(struct pc *pc, struct part *p, char *key,
+			  char *val, const char *at)
+{
+	struct vf_cfg_vf *v = p->vf;
+	unsigned mtu;
+	int rc;
+
+	if (!strcmp(key, "ipoib")) {
+		v->ipoib = true;
+	} else if (!strcmp(key, "mtu")) {
+		mtu = code(val, 5);
+		if (!mtu)
+			warning(pc, at, p->owner, "mtu needs 1-5; skipped (as OpenSM)",
+				val ? val : "");
+		v->max_mtu = mtu ? 128u << mtu : 0;
+	} else if (!strcmp(key, "rate")) {
+		v->max_rate = code(val, 22);
+		if (!v->max_rate)
+			warning(pc, at, p->owner, "rate needs an IB rate code; skipped (as OpenSM)",
+				val ? val : "");
+	} else if (!strcmp(key, "defmember")) {
+		if (!val || membership(val, &p->defmember))
+			error(pc, at, p->owner,
+			      "defmember needs limited, full or both, not",
+			      val ? val : "");
+	} else if (stock_raw(key)) {
+		return raw_flag(v, key, val);
+	} else {
+		rc = vfabric_flag(pc, p, key, val, at);
+		if (rc <= 0)
+			return rc;
+		warning(pc, at, p->owner,
+			"unknown partition flag; ignored (as OpenSM)", key);
+	}
+	return 0;
+}
+
+/* The member group of p for one membership, made on first use. */
+static struct vf_cfg_dg *member_group(struct pc *pc, struct part *p,
+				      uint8_t m)
+{
+	static const char *const suffix[] = {
+		[VF_MEMBER_LIMITED] = "limited", [VF_MEMBER_FULL] = "full",
+		[VF_MEMBER_BOTH] = "both",
+	};
+	struct vf_names *list = m == VF_MEMBER_FULL ? &p->vf->members :
+				m == VF_MEMBER_LIMITED ? &p->vf->limited :
+				&p->vf->both;
+	char name[VF_CFG_MAX_NAME + 32];
+	struct vf_cfg_dg *g;
+
+	snprintf(name, sizeof(name), "%s#%s", p->name, suffix[m]);
+	for (unsigned i = 0; i < pc->c->num_dgs; i++)
+		if (!strcmp(pc->c->dgs[i].name, name))
+			return &pc->c->dgs[i];
+	/* the VF may move as groups are added: only names are kept */
+	if (vf_names_add(list, name))
+		return NULL;
+	g = vf_config_new_dg(pc->c, name, p->at);
+	if (g)
+		g->synthesized = true;
+	return g;
+}
+
+static const struct {
+	const char *word;
+	const char *group;
+} member_words[] = {
+	{ "ALL", "All" }, { "ALL_CAS", "AllCAs" },
+	{ "ALL_SWITCHES", "AllSWs" }, { "ALL_ROUTERS", "AllRouters" },
+	{ "SELF", "Self" },
+};
+
+static int partition_member(struct pc *pc, struct part *p, char *name,
+			    char *val, const char *at)
+{
+	uint8_t m = p->defmember;
+	struct vf_cfg_dg *g;
+	const char *include = NULL;
+	uint64_t guid = 0;
+	const char *why;
+
+	/* OpenSM: an empty name or a prefix of NONE is no member */
+	if (!*name || !strncmp(name, "NONE", strlen(name)))
+		return 0;
+	if (val && membership(val, &m)) {
+		error(pc, at, p->owner, "membership is full, limited or both, not",
+		      val);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(member_words) / sizeof(member_words[0]);
+	     i++)
+		if (!strcmp(name, member_words[i].word))
+			include = member_words[i].group;
+	if (name[0] == '@') {
+		pc->vfabric = true;
+		include = name + 1;
+	}
+	if (!include && (vf_parse_u64(name, 0, &guid, &why) || !guid)) {
+		error(pc, at, p->owner, "not a port GUID or member keyword",
+		      name);
+		return 0;
+	}
+	g = member_group(pc, p, m);
+	if (!g)
+		return -ENOMEM;
+	return include ? vf_names_add(&g->includes, include) :
+			 vf_guids_add(&g->port_guids, guid);
+}
+
+/* A VF name for the partition: its own, made unique (OpenSM merges
+ * repeated definitions; each keeps its own members here). */
+static int unique_name(struct pc *pc, const char *name, char *out,
+		       size_t size)
+{
+	snprintf(out, size, "%s", name);
+	for (unsigned n = 2; n < 10000; n++) {
+		bool taken = false;
+
+		for (unsigned i = 0; i < pc->c->num_vfs && !taken; i++)
+			taken = !strcmp(pc->c->vfs[i].name, out);
+		if (!taken)
+			return 0;
+		snprintf(out, size, "%s#%u", name, n);
+	}
+	return -EEXIST;
+}
+
+static int partition_header(struct pc *pc, struct part *p, const char *s,
+			    const char *e)
+{
+	const char *end = item_end(s, e, ',');
+	char *first = token(s, end), *pkey, *endp;
+	char name[VF_CFG_MAX_NAME + 16];
+	unsigned long v;
+	int rc = 0;
+
+	if (!first)
+		return -ENOMEM;
+	pkey = split_value(first);
+	if (!*first || strlen(first) > VF_CFG_MAX_NAME ||
+	    unique_name(pc, first, name, sizeof(name))) {
+		error(pc, s, "partition", "a name of 1-63 characters is needed, not",
+		      first);
+		free(first);
+		return 1;
+	}
+	p->vf = vf_config_new_vf(pc->c, name, p->at);
+	p->name = strdup(name);
+	snprintf(p->owner, sizeof(p->owner), "partition '%s'", first);
+	if (!p->vf || !p->name) {
+		free(first);
+		return -ENOMEM;
+	}
+	p->vf->enable = true;
+	p->vf->security = true;		/* limited means limited */
+	p->vf->from_partitions_conf = true;
+	if (pkey) {
+		v = strtoul(pkey, &endp, 0);
+		if (*endp || !(v & 0x7fff) || v > 0xffff)
+			error(pc, s, p->owner, "P_Key must be 0x0001-0xffff, not",
+			      pkey);
+		else
+			p->vf->pkey = (int)(v & 0x7fff);
+	}
+	free(first);
+	for (s = end + (end < e); s < e && !rc; s = end + (end < e)) {
+		char *flag, *val;
+
+		end = item_end(s, e, ',');
+		flag = token(s, end);
+		if (!flag)
+			return -ENOMEM;
+		val = split_value(flag);
+		if (*flag)
+			rc = partition_flag(pc, p, flag, val, s);
+		free(flag);
+	}
+	return rc;
+}
+
+static int partition_members(struct pc *pc, struct part *p, const char *s,
+			     const char *e)
+{
+	int rc = 0;
+
+	while (s < e && !rc) {
+		const char *end;
+		char *item, *val;
+
+		while (s < e && isspace((unsigned char)*s))
+			s++;
+		/* OpenSM: an mgid= definition takes the rest of its line */
+		if (!strncmp(s, "mgid", 4) && s + 4 < e &&
+		    (s[4] == '=' || isspace((unsigned char)s[4]))) {
+			end = memchr(s, '\n', (size_t)(e - s));
+			end = end ? end : e;
+			item = token(s, end);
+			rc = item ? vf_names_add(&p->vf->mgid_lines, item) :
+				    -ENOMEM;
+			free(item);
+			s = end;
+			continue;
+		}
+		end = item_end(s, e, ',');
+		item = token(s, end);
+		if (!item)
+			return -ENOMEM;
+		val = split_value(item);
+		rc = partition_member(pc, p, item, val, s);
+		free(item);
+		s = end + (end < e);
+	}
+	return rc;
+}
+
+static int partition(struct pc *pc, const char *s, const char *colon,
+		     const char *e)
+{
+	struct part p = { .defmember = VF_MEMBER_LIMITED };
+	int rc;
+
+	p.at = where(pc, s);
+	rc = partition_header(pc, &p, s, colon);
+	if (!rc)
+		rc = partition_members(pc, &p, colon + 1, e);
+	/* a stock partition carries any traffic */
+	if (!rc && p.vf && !p.vf->apps.n)
+		rc = vf_names_add(&p.vf->apps, "All");
+	free(p.name);
+	return rc > 0 ? 0 : rc;
+}
+
+/* ---- statements --------------------------------------------------------- */
+
+/* "DeviceGroup NAME" or "Application NAME": which, and the name. */
+static int vfabric_header(const char *s, const char *e, char **name)
+{
+	static const char *const words[] = { "DeviceGroup", "Application" };
+
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	for (int i = 0; i < 2; i++) {
+		size_t n = strlen(words[i]);
+
+		if ((size_t)(e - s) > n && !strncmp(s, words[i], n) &&
+		    isspace((unsigned char)s[n])) {
+			*name = token(s + n, e);
+			return *name ? i : -ENOMEM;
+		}
+	}
+	return -1;
+}
+
+static int statement(struct pc *pc, const char *s, const char *e)
+{
+	const char *colon;
+	char *name = NULL;
+	int kind, rc;
+
+	while (s < e && isspace((unsigned char)*s))
+		s++;
+	if (s == e)
+		return 0;
+	colon = item_end(s, e, ':');
+	if (colon == e) {
+		error(pc, s, "partitions.conf",
+		      "no ':' in this statement (Name=PKey : members ;)", NULL);
+		return 0;
+	}
+	kind = vfabric_header(s, colon, &name);
+	if (kind == -ENOMEM)
+		return kind;
+	if (kind < 0)
+		return partition(pc, s, colon, e);
+	rc = vfabric_statement(pc, kind == 0, name, s, colon + 1, e);
+	free(name);
+	return rc;
+}
+
+/* The file with its comments blanked (newlines kept, for line numbers). */
+static char *read_text(const char *path, struct vf_diag *d, int *err)
+{
+	FILE *f = fopen(path, "r");
+	struct vf_where at = { path, 0 };
+	char *text;
+	size_t n;
+
+	*err = 0;
+	if (!f) {
+		*err = -errno;
+		vf_diag_add(d, VF_DIAG_ERROR, &at, "cannot be read: %s",
+			    strerror(errno));
+		return NULL;
+	}
+	text = malloc(MAX_FILE + 1);
+	n = text ? fread(text, 1, MAX_FILE + 1, f) : 0;
+	fclose(f);
+	if (!text || n > MAX_FILE) {
+		*err = text ? -EFBIG : -ENOMEM;
+		vf_diag_add(d, VF_DIAG_ERROR, &at, "%s", text ?
+			    "larger than 16 MiB" : "out of memory");
+		free(text);
+		return NULL;
+	}
+	text[n] = '\0';
+	for (char *s = text; *s; s++)
+		if (*s == '#')
+			while (*s && *s != '\n')
+				*s++ = ' ';
+	return text;
+}
+
+int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
+		  bool *vfabric)
+{
+	struct pc pc = { .c = c, .d = d };
+	int rc;
+
+	*vfabric = false;
+	if (vf_names_add(&c->files, path))
+		return -ENOMEM;
+	pc.file = c->files.v[c->files.n - 1];
+	pc.text = read_text(path, d, &rc);
+	if (!pc.text)
+		return rc;
+	c->stock_defaults = true;
+	for (const char *s = pc.text; *s && !rc;) {
+		const char *end = item_end(s, s + strlen(s), ';');
+
+		rc = statement(&pc, s, end);
+		s = *end ? end + 1 : end;
+	}
+	if (!rc)
+		rc = vf_config_add_builtins(c);
+	if (rc == -ENOMEM) {
+		struct vf_where at = { pc.file, 0 };
+
+		vf_diag_add(d, VF_DIAG_ERROR, &at, "out of memory");
+	}
+	*vfabric = pc.vfabric;
+	free(pc.text);
+	return rc == -ENOMEM ? rc : 0;
+}

@@ -1,0 +1,841 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * Adaptive routing on the switches (docs/ar-protocol.md): after one of our
+ * engines routed, compute the AR tables of that routing and program them
+ * through the AR vendor class, bound once on OpenSM's own port.  This
+ * runs at SUBNET_UP (sweeper thread, no OpenSM lock held), not at
+ * UCAST_ROUTING_DONE: the MADs are LID-routed, and only at SUBNET_UP are
+ * the new LFTs acknowledged by every switch (on the first sweep a probe
+ * sent at UCAST_ROUTING_DONE finds no route).
+ *
+ * A pass is four batches of asynchronous MADs (at most AR_WINDOW in
+ * flight, matched to their answers by TID, each retried AR_RETRIES times
+ * after AR_TIMEOUT_MS, the whole pass bounded by AR_BUDGET_MS):
+ *   1. Get ARInfo from every switch not known to lack AR: the probe of a
+ *      new switch, the generation and state of a known one;
+ *   2. Set ARControl pause=1 (next generation) where anything changed;
+ *   3. Set the PortGroup and PortGroupLid blocks that differ from what the
+ *      switch holds (a per-switch shadow of what was programmed);
+ *   4. Set ARControl with the new group top, pause=0: the switch swaps in
+ *      the new tables at once.
+ * A switch that fails a step stays paused on its old tables (the agent
+ * keeps using them) and is rewritten in full next sweep.  A switch that
+ * does not answer the probe keeps static routes; it is logged once and
+ * never probed again.
+ */
+#include <opensm/osm_config.h>
+#include <opensm/osm_mad_pool.h>
+#include <opensm/osm_opensm.h>
+#include <vendor/osm_vendor_api.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/plugin.h"
+#include "routing/ar.h"
+#include "routing/arproto.h"
+#include "routing/log.h"
+
+#define AR_WINDOW 16		/* requests in flight */
+#define AR_TIMEOUT_MS 300
+#define AR_RETRIES 2
+#define AR_BUDGET_MS 5000	/* one pass, all batches */
+#define AR_TID_BASE 0xA5000000u	/* low 32 bits: clear of OpenSM's own */
+
+enum ar_cap { CAP_UNKNOWN, CAP_YES, CAP_NO };
+
+/* What we know of one switch (by NodeGUID), kept across sweeps. */
+struct ar_sw {
+	uint64_t guid;
+	enum ar_cap cap;
+	struct vf_arp_info info;	/* from the last ARInfo */
+	bool known;			/* the shadow below is what it holds */
+	uint32_t generation;		/* its active generation, as we left it */
+	struct vf_arp_control ctl;	/* written last */
+	struct vf_ar_mask *groups;	/* [group_cap] */
+	bool *group_known;
+	uint16_t *lids;			/* [lid_cap + 64], 0xFFFF unknown */
+	unsigned group_cap, lid_cap;	/* of the shadow arrays */
+	/* this pass */
+	uint16_t lid;
+	uint32_t fabric_sw;
+	bool changed, failed;
+	struct vf_arp_control next;
+	uint32_t next_gen;
+};
+
+enum req_state { REQ_QUEUED, REQ_SENT, REQ_DONE, REQ_FAILED };
+
+struct ar_req {
+	struct ar_sw *sw;
+	uint8_t mad[VF_ARP_MAD_SIZE];
+	uint8_t resp[VF_ARP_USED];
+	uint32_t tid;
+	uint64_t deadline;
+	unsigned tries;
+	enum req_state state;
+	uint16_t status;
+	bool no_agent;			/* bounced: nobody at the node */
+};
+
+struct vf_ar_state {
+	osm_bind_handle_t bind;
+	bool bind_failed;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ar_req *batch;		/* in flight, under lock */
+	unsigned batch_len;
+	uint32_t next_tid;
+	struct ar_sw **sws;
+	unsigned num_sws;
+	/* this pass, for the summary */
+	unsigned programmed, blocks, unchanged, incapable, failed;
+};
+
+static uint64_t ms_now(void)
+{
+	return (uint64_t)vf_now_ms();
+}
+
+static struct ar_sw *find_sw(struct vf_ar_state *a, uint64_t guid,
+			     bool add)
+{
+	struct ar_sw **grown, *s;
+
+	for (unsigned i = 0; i < a->num_sws; i++)
+		if (a->sws[i]->guid == guid)
+			return a->sws[i];
+	if (!add)
+		return NULL;
+	grown = realloc(a->sws, (a->num_sws + 1) * sizeof(*a->sws));
+	s = calloc(1, sizeof(*s));
+	if (!grown || !s) {
+		free(s);
+		if (grown)
+			a->sws = grown;
+		return NULL;
+	}
+	a->sws = grown;
+	s->guid = guid;
+	a->sws[a->num_sws++] = s;
+	return s;
+}
+
+static void free_shadow(struct ar_sw *s)
+{
+	free(s->groups);
+	free(s->group_known);
+	free(s->lids);
+	s->groups = NULL;
+	s->group_known = NULL;
+	s->lids = NULL;
+	s->known = false;
+}
+
+/* Forget what s holds (all unknown), sized to its caps; 0 or -ENOMEM. */
+static int reset_shadow(struct ar_sw *s)
+{
+	unsigned g = s->info.group_cap, l = s->info.lid_cap;
+
+	if (!s->groups || g != s->group_cap || l != s->lid_cap) {
+		free_shadow(s);
+		s->groups = calloc(g + 1, sizeof(*s->groups));
+		s->group_known = calloc(g + 1, sizeof(*s->group_known));
+		s->lids = malloc((l + VF_ARP_LIDS_PER_BLOCK) * sizeof(*s->lids));
+		s->group_cap = g;
+		s->lid_cap = l;
+		if (!s->groups || !s->group_known || !s->lids) {
+			free_shadow(s);
+			return -ENOMEM;
+		}
+	}
+	memset(s->group_known, 0, (g + 1) * sizeof(*s->group_known));
+	memset(s->lids, 0xff, (l + VF_ARP_LIDS_PER_BLOCK) * sizeof(*s->lids));
+	s->known = false;
+	return 0;
+}
+
+/* --- MADs: the vendor callbacks run in OpenSM's umad receiver thread --- */
+
+static struct ar_req *match(struct vf_ar_state *a, uint32_t tid)
+{
+	for (unsigned i = 0; a->batch && i < a->batch_len; i++)
+		if (a->batch[i].tid == tid && a->batch[i].state == REQ_SENT)
+			return &a->batch[i];
+	return NULL;
+}
+
+static uint32_t tid_of(const osm_madw_t *w)
+{
+	return (uint32_t)cl_ntoh64(osm_madw_get_mad_ptr(w)->trans_id);
+}
+
+static void recv_cb(osm_madw_t *w, void *ctx, osm_madw_t *req_w)
+{
+	struct vf_plugin *p = ctx;
+	struct vf_ar_state *a = p->ar;
+	struct ar_req *r;
+	size_t len = w->mad_size < VF_ARP_USED ? w->mad_size : VF_ARP_USED;
+
+	pthread_mutex_lock(&a->lock);
+	r = match(a, tid_of(w));
+	if (r) {
+		memset(r->resp, 0, sizeof(r->resp));
+		memcpy(r->resp, osm_madw_get_mad_ptr(w), len);
+		r->status = cl_ntoh16(osm_madw_get_mad_ptr(w)->status);
+		r->state = REQ_DONE;
+		pthread_cond_broadcast(&a->cond);
+	}
+	pthread_mutex_unlock(&a->lock);
+	if (req_w)
+		osm_mad_pool_put(&p->osm->mad_pool, req_w);
+	osm_mad_pool_put(&p->osm->mad_pool, w);
+}
+
+/* A send that failed, or (under ibsim) bounced: nobody handles the class. */
+static void err_cb(void *ctx, osm_madw_t *w)
+{
+	struct vf_plugin *p = ctx;
+	struct vf_ar_state *a = p->ar;
+	struct ar_req *r;
+
+	pthread_mutex_lock(&a->lock);
+	r = match(a, tid_of(w));
+	if (r && w->status != IB_CANCELED) {
+		r->state = REQ_FAILED;
+		r->no_agent = w->status == IB_TIMEOUT;
+		pthread_cond_broadcast(&a->cond);
+	}
+	pthread_mutex_unlock(&a->lock);
+	osm_mad_pool_put(&p->osm->mad_pool, w);
+}
+
+static int bind_class(struct vf_plugin *p)
+{
+	struct vf_ar_state *a = p->ar;
+	osm_bind_info_t bi = {
+		.port_guid = p->osm->subn.sm_port_guid,
+		.mad_class = VF_ARP_CLASS,
+		.class_version = VF_ARP_CLASS_VERSION,
+		.send_q_size = AR_WINDOW, .recv_q_size = AR_WINDOW,
+		.timeout = AR_TIMEOUT_MS, .retries = 1,
+	};
+
+	if (a->bind)
+		return 0;
+	if (a->bind_failed)
+		return -1;
+	a->bind = osm_vendor_bind(p->osm->p_vendor, &bi, &p->osm->mad_pool,
+				  recv_cb, err_cb, p);
+	if (a->bind == OSM_BIND_INVALID_HANDLE)
+		a->bind = NULL;
+	if (!a->bind) {
+		a->bind_failed = true;
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF1101: adaptive routing: cannot bind management class 0x%02x on port 0x%016" PRIx64 "; AR is not programmed",
+		       VF_ARP_CLASS, cl_ntoh64(bi.port_guid));
+		return -1;
+	}
+	return 0;
+}
+
+/* Send r (a new TID each try).  Called without a->lock. */
+static void send_req(struct vf_plugin *p, struct ar_req *r)
+{
+	struct vf_ar_state *a = p->ar;
+	osm_mad_addr_t addr;
+	osm_madw_t *w;
+
+	memset(&addr, 0, sizeof(addr));
+	addr.dest_lid = cl_hton16(r->sw->lid);
+	addr.addr_type.gsi.remote_qp = CL_HTON32(1);
+	addr.addr_type.gsi.remote_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
+	w = osm_mad_pool_get(&p->osm->mad_pool, a->bind, MAD_BLOCK_SIZE, &addr);
+	if (!w) {
+		pthread_mutex_lock(&a->lock);
+		r->state = REQ_FAILED;
+		pthread_mutex_unlock(&a->lock);
+		return;
+	}
+	memcpy(osm_madw_get_mad_ptr(w), r->mad, VF_ARP_MAD_SIZE);
+	osm_madw_get_mad_ptr(w)->trans_id = cl_hton64((uint64_t)r->tid);
+	/* on failure the vendor calls err_cb, which marks r */
+	osm_vendor_send(a->bind, w, TRUE);
+}
+
+/*
+ * Send every request of r[0..n) and wait for their answers, at most
+ * AR_WINDOW in flight; stop waiting at `end` (ms).  Unanswered ones end
+ * REQ_FAILED.
+ */
+static void run_batch(struct vf_plugin *p, struct ar_req *r, unsigned n,
+		      uint64_t end)
+{
+	struct vf_ar_state *a = p->ar;
+	struct ar_req *out[AR_WINDOW];
+	unsigned next = 0;
+
+	pthread_mutex_lock(&a->lock);
+	a->batch = r;
+	a->batch_len = n;
+	for (;;) {
+		uint64_t now = ms_now(), wake = end;
+		unsigned inflight = 0, nout = 0, open = 0;
+		struct timespec ts;
+
+		for (unsigned i = 0; i < next; i++) {
+			if (r[i].state != REQ_SENT)
+				continue;
+			if (r[i].deadline <= now) {
+				if (r[i].tries > AR_RETRIES || now >= end) {
+					r[i].state = REQ_FAILED;
+					continue;
+				}
+				/* a late answer to the old TID is ignored */
+				r[i].tid = AR_TID_BASE | (a->next_tid++ & 0xffffff);
+				r[i].tries++;
+				r[i].deadline = now + AR_TIMEOUT_MS;
+				out[nout++] = &r[i];
+			}
+			inflight++;
+		}
+		while (next < n && inflight < AR_WINDOW && now < end) {
+			r[next].tid = AR_TID_BASE | (a->next_tid++ & 0xffffff);
+			r[next].tries = 1;
+			r[next].deadline = now + AR_TIMEOUT_MS;
+			r[next].state = REQ_SENT;
+			if (nout < AR_WINDOW)
+				out[nout++] = &r[next];
+			next++;
+			inflight++;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (r[i].state == REQ_SENT || (i >= next && now < end))
+				open++;
+			if (r[i].state == REQ_SENT && r[i].deadline < wake)
+				wake = r[i].deadline;
+		}
+		if (!open)
+			break;
+		if (nout) {
+			pthread_mutex_unlock(&a->lock);
+			for (unsigned i = 0; i < nout; i++)
+				send_req(p, out[i]);
+			pthread_mutex_lock(&a->lock);
+			continue;
+		}
+		ts.tv_sec = (time_t)(wake / 1000);
+		ts.tv_nsec = (long)(wake % 1000) * 1000000;
+		pthread_cond_timedwait(&a->cond, &a->lock, &ts);
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (r[i].state != REQ_DONE)
+			r[i].state = REQ_FAILED;
+	a->batch = NULL;
+	a->batch_len = 0;
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* --- the pass --- */
+
+static void effective_config(const struct vf_plugin *p, struct vf_ar_config *c)
+{
+	const struct vf_options *o = &p->opts;
+	int fine = -1;
+
+	vf_ar_config_default(c);
+	if (p->config) {
+		vf_route_groups_ar(p->config, c);
+		fine = p->config->routing.ar_fine_grained;
+	}
+	if (fine >= 0)
+		c->fine_grained = fine;
+	if (o->ar_enable >= 0)
+		c->enable = o->ar_enable;
+	if (o->ar_fine_grained >= 0)
+		c->fine_grained = o->ar_fine_grained;
+	if (o->ar_lost_route_only >= 0)
+		c->lost_route_only = o->ar_lost_route_only;
+	if (o->ar_algorithm >= 0)
+		c->algorithm = (enum vf_ar_algorithm)o->ar_algorithm;
+	if (o->ar_frequency >= 0)
+		c->frequency = (unsigned)o->ar_frequency;
+	if (o->ar_threshold >= 0)
+		c->threshold = (unsigned)o->ar_threshold;
+	c->fine_grained = c->fine_grained && c->enable;
+}
+
+static void req_init(struct ar_req *r, struct ar_sw *s, uint8_t method,
+		     uint16_t attr, uint32_t amod, uint32_t gen)
+{
+	memset(r, 0, sizeof(*r));
+	r->sw = s;
+	vf_arp_init(r->mad, method, 0, attr, amod, gen);
+}
+
+static bool answered(const struct ar_req *r)
+{
+	return r->state == REQ_DONE && !r->status;
+}
+
+static void log_incapable(struct ar_sw *s, const struct ar_req *r)
+{
+	char an[8];
+
+	s->cap = CAP_NO;
+	if (r->state == REQ_DONE)
+		vf_log(VF_LOG_INFO,
+		       "adaptive routing: switch 0x%016" PRIx64 " (LID %u) answers %s with status 0x%04x (%s): no AR, it keeps its static routes",
+		       s->guid, s->lid, vf_arp_attr_name(VF_ARP_INFO, an),
+		       r->status, vf_arp_status_name(r->status));
+	else
+		vf_log(VF_LOG_INFO,
+		       "adaptive routing: switch 0x%016" PRIx64 " (LID %u) does not answer the AR probe (%s): no AR, it keeps its static routes",
+		       s->guid, s->lid,
+		       r->no_agent ? "nobody handles the class there" :
+		       "no answer after retries");
+}
+
+/* Batch 1: ARInfo from each switch that may have AR. */
+static void probe(struct vf_plugin *p, struct ar_sw **list, unsigned n,
+		  uint64_t end)
+{
+	struct ar_req *r = calloc(n + 1, sizeof(*r));
+
+	if (!r)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		req_init(&r[i], list[i], VF_ARP_GET, VF_ARP_INFO, 0, 0);
+	run_batch(p, r, n, end);
+	for (unsigned i = 0; i < n; i++) {
+		struct ar_sw *s = list[i];
+		struct vf_arp_info info;
+
+		if (!answered(&r[i])) {
+			if (s->cap == CAP_UNKNOWN) {
+				log_incapable(s, &r[i]);
+			} else {
+				s->failed = true;
+				s->known = false;
+			}
+			continue;
+		}
+		vf_arp_get_info(r[i].resp, &info);
+		if (!info.supported || !info.group_cap || !info.lid_cap) {
+			r[i].status = VF_ARP_OK;
+			if (s->cap == CAP_UNKNOWN)
+				log_incapable(s, &r[i]);
+			s->cap = CAP_NO;
+			continue;
+		}
+		if (s->cap == CAP_UNKNOWN)
+			vf_log(VF_LOG_INFO,
+			       "adaptive routing: switch 0x%016" PRIx64 " (LID %u): AR capable, %u groups, %u LIDs, %u ports",
+			       s->guid, s->lid, info.group_cap, info.lid_cap,
+			       info.num_ports);
+		if (info.group_cap > VF_AR_MAX_GROUPS)
+			info.group_cap = VF_AR_MAX_GROUPS;
+		/* restarted, left paused, other caps: it holds what we do not know */
+		if (s->cap != CAP_YES || info.active_generation != s->generation ||
+		    info.pending_generation || info.group_cap != s->group_cap ||
+		    info.lid_cap != s->lid_cap)
+			s->known = false;
+		s->cap = CAP_YES;
+		s->info = info;
+		if (!s->known && reset_shadow(s))
+			s->failed = true;
+	}
+	free(r);
+}
+
+static struct vf_arp_control control_for(const struct vf_ar_config *c,
+					 const struct vf_ar_switch *t,
+					 uint32_t lid_top)
+{
+	return (struct vf_arp_control){
+		.enable = true, .lost_route_only = c->lost_route_only,
+		.algorithm = (uint8_t)c->algorithm,
+		.frequency = (uint8_t)c->frequency,
+		.threshold = (uint8_t)c->threshold,
+		.group_top = (uint16_t)t->num_groups, .lid_top = lid_top,
+	};
+}
+
+static bool same_control(const struct vf_arp_control *a,
+			 const struct vf_arp_control *b)
+{
+	return a->enable == b->enable && a->pause == b->pause &&
+	       a->lost_route_only == b->lost_route_only &&
+	       a->algorithm == b->algorithm && a->frequency == b->frequency &&
+	       a->threshold == b->threshold && a->group_top == b->group_top &&
+	       a->lid_top == b->lid_top;
+}
+
+/* The value of group slot i for tables t (zero past the top). */
+static struct vf_ar_mask group_value(const struct vf_ar_switch *t, unsigned i)
+{
+	struct vf_ar_mask z = { { 0 } };
+
+	return i < t->num_groups ? t->groups[i] : z;
+}
+
+static uint8_t lid_value(const struct vf_ar_tables *ar,
+			 const struct vf_ar_switch *t, unsigned lid,
+			 uint32_t lid_top)
+{
+	return lid && lid <= ar->max_lid && lid < lid_top ? t->lid_group[lid] :
+							     VF_AR_NO_GROUP;
+}
+
+/*
+ * The block writes for switch s to hold tables t, appended to r (room
+ * for all blocks); the count.
+ */
+static unsigned diff_blocks(struct ar_sw *s, const struct vf_ar_tables *ar,
+			    const struct vf_ar_switch *t, struct ar_req *r)
+{
+	unsigned n = 0, gblocks, lblocks;
+	uint32_t lid_top = s->next.lid_top;
+
+	gblocks = (t->num_groups + VF_ARP_GROUPS_PER_BLOCK - 1) /
+		  VF_ARP_GROUPS_PER_BLOCK;
+	for (unsigned b = 0; b < gblocks; b++) {
+		struct vf_ar_mask m[VF_ARP_GROUPS_PER_BLOCK];
+		unsigned first = b * VF_ARP_GROUPS_PER_BLOCK, cnt = 0;
+		bool diff = false;
+
+		for (unsigned i = first; i < first + VF_ARP_GROUPS_PER_BLOCK &&
+					 i < s->group_cap; i++, cnt++) {
+			m[cnt] = group_value(t, i);
+			diff |= !s->group_known[i] ||
+				memcmp(&m[cnt], &s->groups[i], sizeof(m[0]));
+		}
+		if (!diff)
+			continue;
+		req_init(&r[n], s, VF_ARP_SET, VF_ARP_GROUPS, b, s->next_gen);
+		vf_arp_put_groups(r[n++].mad, m, cnt);
+	}
+	lblocks = (lid_top + VF_ARP_LIDS_PER_BLOCK - 1) / VF_ARP_LIDS_PER_BLOCK;
+	for (unsigned b = 0; b < lblocks; b++) {
+		uint8_t g[VF_ARP_LIDS_PER_BLOCK];
+		bool diff = false;
+
+		for (unsigned k = 0; k < VF_ARP_LIDS_PER_BLOCK; k++) {
+			unsigned lid = b * VF_ARP_LIDS_PER_BLOCK + k;
+
+			g[k] = lid_value(ar, t, lid, lid_top);
+			diff |= s->lids[lid] != g[k];
+		}
+		if (!diff)
+			continue;
+		req_init(&r[n], s, VF_ARP_SET, VF_ARP_LIDS, b, s->next_gen);
+		vf_arp_put_lids(r[n++].mad, g);
+	}
+	return n;
+}
+
+/* A block s acknowledged: the shadow learns it. */
+static void learn_block(struct ar_sw *s, const struct ar_req *r)
+{
+	struct vf_arp_hdr h;
+
+	vf_arp_get_hdr(r->mad, &h);
+	if (h.attr_id == VF_ARP_GROUPS) {
+		struct vf_ar_mask m[VF_ARP_GROUPS_PER_BLOCK];
+		unsigned first = h.attr_mod * VF_ARP_GROUPS_PER_BLOCK;
+
+		vf_arp_get_groups(r->mad, m);
+		for (unsigned k = 0; k < VF_ARP_GROUPS_PER_BLOCK &&
+				     first + k < s->group_cap; k++) {
+			s->groups[first + k] = m[k];
+			s->group_known[first + k] = true;
+		}
+	} else {
+		uint8_t g[VF_ARP_LIDS_PER_BLOCK];
+
+		vf_arp_get_lids(r->mad, g);
+		for (unsigned k = 0; k < VF_ARP_LIDS_PER_BLOCK; k++)
+			s->lids[h.attr_mod * VF_ARP_LIDS_PER_BLOCK + k] = g[k];
+	}
+}
+
+static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
+		    const struct vf_ar_config *cfg,
+		    const struct vf_ar_tables *ar, uint64_t end)
+{
+	struct vf_ar_state *a = p->ar;
+	struct ar_req *ctl = calloc(n + 1, sizeof(*ctl)), *blk = NULL;
+	struct ar_sw **todo = calloc(n + 1, sizeof(*todo));
+	size_t room = 0, nblk = 0;
+	unsigned nt = 0;
+
+	if (!ctl || !todo)
+		goto out;
+	/* which switches change, and how many blocks at most */
+	for (unsigned i = 0; i < n; i++) {
+		struct ar_sw *s = list[i];
+		const struct vf_ar_switch *t = &ar->sw[s->fabric_sw];
+		uint32_t lid_top = (uint32_t)ar->max_lid + 1;
+
+		if (s->failed)
+			continue;
+		if (lid_top > s->info.lid_cap)
+			lid_top = s->info.lid_cap;
+		s->next = control_for(cfg, t, lid_top);
+		s->next_gen = s->info.active_generation + 1;
+		if (!s->next_gen)
+			s->next_gen = 1;
+		todo[nt++] = s;
+		room += (t->num_groups + 3) / 4 + (lid_top + 63) / 64;
+	}
+	blk = calloc(room + 1, sizeof(*blk));
+	if (!blk)
+		goto out;
+	{
+		unsigned nc = 0;
+
+		for (unsigned i = 0; i < nt; i++) {
+			struct ar_sw *s = todo[i];
+			unsigned k = diff_blocks(s, ar, &ar->sw[s->fabric_sw],
+						 blk + nblk);
+
+			if (!k && s->known && same_control(&s->ctl, &s->next)) {
+				a->unchanged++;
+				continue;
+			}
+			nblk += k;
+			s->changed = true;
+			req_init(&ctl[nc], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
+				 s->next_gen);
+			s->next.pause = true;
+			vf_arp_put_control(ctl[nc++].mad, &s->next);
+			s->next.pause = false;
+		}
+		/* 2: pause */
+		run_batch(p, ctl, nc, end);
+		for (unsigned i = 0; i < nc; i++)
+			if (!answered(&ctl[i]))
+				ctl[i].sw->failed = true;
+		/* 3: the blocks of the switches that paused */
+		for (size_t i = 0; i < nblk; i++)
+			if (blk[i].sw->failed)
+				blk[i].state = REQ_FAILED;
+		{
+			/* send only the live ones: compact them first */
+			size_t live = 0;
+
+			for (size_t i = 0; i < nblk; i++)
+				if (blk[i].state != REQ_FAILED)
+					blk[live++] = blk[i];
+			nblk = live;
+		}
+		run_batch(p, blk, (unsigned)nblk, end);
+		for (size_t i = 0; i < nblk; i++) {
+			if (!answered(&blk[i])) {
+				blk[i].sw->failed = true;
+				continue;
+			}
+			learn_block(blk[i].sw, &blk[i]);
+			a->blocks++;
+		}
+		/* 4: resume with the new top */
+		for (unsigned i = 0; i < nc; i++) {
+			struct ar_sw *s = ctl[i].sw;
+
+			req_init(&ctl[i], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
+				 s->next_gen);
+			vf_arp_put_control(ctl[i].mad, &s->next);
+			if (s->failed)
+				ctl[i].state = REQ_FAILED;
+		}
+		{
+			unsigned live = 0;
+
+			for (unsigned i = 0; i < nc; i++)
+				if (ctl[i].state != REQ_FAILED)
+					ctl[live++] = ctl[i];
+			run_batch(p, ctl, live, end);
+			for (unsigned i = 0; i < live; i++) {
+				struct ar_sw *s = ctl[i].sw;
+
+				if (!answered(&ctl[i])) {
+					s->failed = true;
+					continue;
+				}
+				s->ctl = s->next;
+				s->generation = s->next_gen;
+				s->known = true;
+				a->programmed++;
+			}
+		}
+	}
+out:
+	for (unsigned i = 0; i < n; i++)
+		if (list[i]->failed) {
+			list[i]->known = false;
+			a->failed++;
+		}
+	free(blk);
+	free(ctl);
+	free(todo);
+}
+
+/* AR off: tell the switches we enabled to stop (nothing else is sent). */
+static void disable_all(struct vf_plugin *p, uint64_t end)
+{
+	struct vf_ar_state *a = p->ar;
+	struct ar_req *r = calloc(a->num_sws + 1, sizeof(*r));
+	unsigned n = 0, done = 0;
+
+	if (!r)
+		return;
+	for (unsigned i = 0; i < a->num_sws; i++) {
+		struct ar_sw *s = a->sws[i];
+		struct vf_arp_control c;
+
+		if (s->cap != CAP_YES || !s->ctl.enable || !s->lid)
+			continue;
+		c = s->ctl;
+		c.enable = false;
+		c.pause = false;
+		req_init(&r[n], s, VF_ARP_SET, VF_ARP_CONTROL, 0, s->generation);
+		vf_arp_put_control(r[n++].mad, &c);
+	}
+	if (!n || bind_class(p))
+		goto out;
+	run_batch(p, r, n, end);
+	for (unsigned i = 0; i < n; i++) {
+		if (answered(&r[i])) {
+			r[i].sw->ctl.enable = false;
+			done++;
+		} else {
+			r[i].sw->known = false;
+		}
+	}
+	vf_log(VF_LOG_INFO,
+	       "adaptive routing: disabled; told %u of %u switches to stop AR",
+	       done, n);
+out:
+	free(r);
+}
+
+void vf_ar_subnet_up(struct vf_plugin *p)
+{
+	struct vf_ar_state *a = p->ar;
+	const struct vf_fabric *f = p->last.fabric;
+	struct vf_ar_config cfg;
+	struct vf_ar_caps *caps = NULL;
+	struct vf_ar_tables ar = { 0 };
+	struct ar_sw **list = NULL;
+	unsigned n = 0, nprobe = 0;
+	double t0 = vf_now_ms();
+	uint64_t end = ms_now() + AR_BUDGET_MS;
+
+	if (!a)
+		return;
+	effective_config(p, &cfg);
+	if (!f || !p->last.ar_fresh) {
+		if (!cfg.enable)
+			disable_all(p, end);
+		return;
+	}
+	p->last.ar_fresh = false;
+	for (unsigned i = 0; i < a->num_sws; i++)
+		a->sws[i]->lid = 0;
+	/* this sweep's switches and LIDs */
+	list = calloc(f->num_switches + 1, sizeof(*list));
+	caps = calloc(f->num_switches + 1, sizeof(*caps));
+	if (!list || !caps)
+		goto out;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		const struct vf_node *nd = &f->nodes[f->switches[s]];
+		uint16_t lid = f->ports[nd->first_port].base_lid;
+		struct ar_sw *w = lid ? find_sw(a, nd->guid, cfg.enable) : NULL;
+
+		if (!w)
+			continue;
+		w->lid = lid;
+		w->fabric_sw = s;
+		w->failed = w->changed = false;
+	}
+	if (!cfg.enable) {
+		disable_all(p, end);
+		goto out;
+	}
+	if (bind_class(p))
+		goto out;
+	a->programmed = a->blocks = a->unchanged = a->incapable = a->failed = 0;
+	for (uint32_t s = 0; s < f->num_switches; s++) {
+		struct ar_sw *w = find_sw(a, f->nodes[f->switches[s]].guid, false);
+
+		if (w && w->lid && w->cap != CAP_NO)
+			list[nprobe++] = w;
+		else
+			a->incapable++;
+	}
+	probe(p, list, nprobe, end);
+	for (unsigned i = 0; i < nprobe; i++) {
+		struct ar_sw *w = list[i];
+
+		if (w->cap == CAP_YES) {
+			caps[w->fabric_sw] = (struct vf_ar_caps){
+				w->info.group_cap, w->info.lid_cap };
+			list[n++] = w;
+		} else {
+			a->incapable++;
+		}
+	}
+	if (vf_ar_compute(f, &p->last.lfts, &cfg, caps, &ar)) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF1102: adaptive routing: out of memory computing the tables; switches keep what they have");
+		goto out;
+	}
+	program(p, list, n, &cfg, &ar, end);
+	vf_log(VF_LOG_INFO,
+	       "adaptive routing: %u switches programmed (%u blocks written), %u unchanged, %u not AR-capable, %u failed, %.1f ms",
+	       a->programmed, a->blocks, a->unchanged, a->incapable, a->failed,
+	       vf_now_ms() - t0);
+out:
+	vf_ar_free(&ar);
+	free(caps);
+	free(list);
+}
+
+int vf_ar_create(struct vf_plugin *p)
+{
+	struct vf_ar_state *a = calloc(1, sizeof(*a));
+	pthread_condattr_t ca;
+
+	if (!a)
+		return -ENOMEM;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&a->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	p->ar = a;
+	return 0;
+}
+
+void vf_ar_destroy(struct vf_plugin *p)
+{
+	struct vf_ar_state *a = p->ar;
+
+	if (!a)
+		return;
+	/* late answers then go to the vendor's dummy callbacks */
+	if (a->bind)
+		osm_vendor_unbind(a->bind);
+	for (unsigned i = 0; i < a->num_sws; i++) {
+		free_shadow(a->sws[i]);
+		free(a->sws[i]);
+	}
+	free(a->sws);
+	pthread_cond_destroy(&a->cond);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	p->ar = NULL;
+}

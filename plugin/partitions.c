@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * P_Key partitions from the vFabric configuration, programmed by OpenSM's
+ * own partition manager: on every heavy sweep (HEAVY_SWEEP_DONE comes
+ * after discovery and before OpenSM's P_Key manager) the plan is resolved
+ * on the fabric and written, atomically, as a plain partitions.conf in
+ * OpenSM's cache directory, where opt.partition_config_file points from
+ * then on.  OpenSM keeps each P_Key's index in a port's table across
+ * changes (keep_pkey_indexes), so tenants never see their indexes move.
+ *
+ * On SUBNET_UP the P_Key tables OpenSM read back from the ports are
+ * compared with the plan: a mismatch is logged per port and a heavy sweep
+ * forced (at most VERIFY_RETRIES in a row, so a port that never takes its
+ * table cannot make the SM sweep forever).
+ *
+ * Nothing here runs without a configuration that defines virtual fabrics:
+ * then OpenSM reads its own partitions.conf as ever (or, when that file
+ * has vFabric statements but was broken from the start, OpenSM's default
+ * policy, written out plainly).  A plan that cannot be realised (P_Keys
+ * or SLs exhausted) leaves the last file in place.
+ */
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_pkey.h>
+#include <opensm/osm_port.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition/emit.h"
+#include "partition/plan.h"
+#include "partition/sapolicy.h"
+#include "plugin/plugin.h"
+#include "routing/log.h"
+
+#define PARTITIONS_FILE "opensm-vfabric-partitions.conf"
+#define ASSIGN_FILE "opensm-vfabric.assign"
+#define VERIFY_RETRIES 3
+#define MAX_ENTRIES 256
+
+/* OpenSM's cache directory, as OpenSM itself finds it. */
+static const char *cache_dir(void)
+{
+	const char *dir = getenv("OSM_CACHE_DIR");
+
+	return dir && *dir ? dir : OSM_DEFAULT_CACHE_DIR;
+}
+
+static void cache_path(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", cache_dir(), name);
+}
+
+static void log_diag(const struct vf_diag *d)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		vf_log(d->v[i].level == VF_DIAG_ERROR ? VF_LOG_ERROR :
+						       VF_LOG_WARN,
+		       "%s%s", d->v[i].level == VF_DIAG_ERROR ?
+		       "ERR VF0804: " : "partitions: ", d->v[i].text);
+}
+
+static bool has_vfs(const struct vf_config *c)
+{
+	for (unsigned i = 0; c && i < c->num_vfs; i++)
+		if (c->vfs[i].enable)
+			return true;
+	return false;
+}
+
+/* From now on OpenSM reads path (a copy kept for good). */
+static void point_opensm_at(struct vf_plugin *p, const char *path)
+{
+	if (!p->partitions_file) {
+		/* never freed: main()'s copy of the options still points at
+		 * the old value, and OpenSM frees this one at exit */
+		p->partitions_file = strdup(path);
+		if (!p->partitions_file)
+			return;
+	}
+	p->osm->subn.opt.partition_config_file = p->partitions_file;
+}
+
+/* The plan just written, and its fabric, for the check on SUBNET_UP. */
+static void keep_plan(struct vf_plugin *p, struct vf_plan *plan,
+		      struct vf_fabric *f)
+{
+	vf_plan_free(&p->pkey_plan);
+	vf_fabric_destroy(p->pkey_fabric);
+	p->pkey_plan = *plan;
+	p->pkey_fabric = f;
+}
+
+void vf_partitions_free(struct vf_plugin *p)
+{
+	vf_plan_free(&p->pkey_plan);
+	vf_fabric_destroy(p->pkey_fabric);
+	p->pkey_fabric = NULL;
+}
+
+/*
+ * The SA answers from this plan from now on.  PathSelection comes from
+ * event_plugin_options, else the config's <Sm>, else Minimal (the FM's
+ * default).  Out of memory keeps the last snapshot (logged).
+ */
+static void publish_policy(struct vf_plugin *p, const struct vf_plan *plan,
+			   const struct vf_fabric *f)
+{
+	int sel = p->opts.path_selection >= 0 ? p->opts.path_selection :
+		  p->config->path_selection >= 0 ? p->config->path_selection :
+		  VF_PATHSEL_MINIMAL;
+	uint32_t sm = vf_fabric_end_port(f,
+			cl_ntoh64(p->osm->subn.sm_port_guid));
+	struct vf_sa_policy *pol;
+
+	pol = vf_sa_policy_build(p->config, plan, f,
+				 sm == VF_NONE ? VF_NONE : f->ports[sm].node,
+				 (enum vf_path_selection)sel);
+	if (!pol) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0902: out of memory building the SA's policy; the SA answers from the last one");
+		return;
+	}
+	vf_sa_set_policy(p, pol);
+}
+
+/* Resolve, write, and point OpenSM at the file; false if nothing written.
+ * On success the plan keeps f. */
+static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
+{
+	struct vf_plan_opts o = {
+		.allow_both_pkeys = p->osm->subn.opt.allow_both_pkeys,
+		.disconnect_unconfigured = p->opts.disconnect_unconfigured,
+		.sm_port = vf_fabric_end_port(f,
+				cl_ntoh64(p->osm->subn.sm_port_guid)),
+	};
+	struct vf_diag d = { 0 };
+	struct vf_plan plan;
+	char path[4096], assign[4096];
+	int rc;
+
+	cache_path(path, sizeof(path), PARTITIONS_FILE);
+	cache_path(assign, sizeof(assign), ASSIGN_FILE);
+	if (!p->assign_loaded) {
+		vf_assignment_load(&p->assign, assign, &d);
+		p->assign_loaded = true;
+	}
+	rc = vf_plan_build(p->config, f, &o, &p->assign, &plan, &d);
+	log_diag(&d);
+	vf_diag_free(&d);
+	if (rc) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0805: the virtual fabrics cannot be realised (%s); P_Key tables left as they are",
+		       rc == -ENOMEM ? "out of memory" : "see above");
+		return false;
+	}
+	if (p->assign.changed && !vf_assignment_save(&p->assign, assign))
+		p->assign.changed = false;
+	rc = vf_emit_partitions_file(path, &plan, f, p->opts.config);
+	if (rc)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0806: cannot write %s: %s; P_Key tables left as they are",
+		       path, strerror(-rc));
+	else
+		vf_log(VF_LOG_INFO,
+		       "partitions: %u partitions for %u end ports written to %s in %.1f ms (%u memberships dropped for P_Key table size)",
+		       plan.num_parts, plan.parts[0].num_members, path,
+		       vf_now_ms() - p->sweep_t0, plan.dropped);
+	if (rc) {
+		vf_plan_free(&plan);
+		return false;
+	}
+	publish_policy(p, &plan, f);
+	keep_plan(p, &plan, f);
+	point_opensm_at(p, path);
+	return true;
+}
+
+/*
+ * No usable configuration: a partitions.conf that was broken from the
+ * start gets OpenSM's default policy, said plainly (OpenSM itself would
+ * fall back to it too, after a parse error); otherwise OpenSM reads the
+ * user's own file again.
+ */
+static void without_config(struct vf_plugin *p)
+{
+	char path[4096];
+	int rc;
+
+	vf_sa_set_policy(p, NULL);	/* OpenSM's own SA handlers answer */
+	if (p->config_failed && !p->opts.config) {
+		cache_path(path, sizeof(path), PARTITIONS_FILE);
+		rc = vf_emit_default_policy_file(path,
+						 vf_plugin_config_source(p));
+		if (rc)
+			vf_log(VF_LOG_ERROR, "ERR VF0806: cannot write %s: %s",
+			       path, strerror(-rc));
+		else
+			point_opensm_at(p, path);
+		return;
+	}
+	if (p->partitions_file &&
+	    p->osm->subn.opt.partition_config_file == p->partitions_file)
+		p->osm->subn.opt.partition_config_file =
+			p->user_partitions_ptr;
+}
+
+const struct vf_plan *vf_partitions_heavy_sweep(struct vf_plugin *p)
+{
+	struct vf_fabric *f;
+
+	p->sweep_t0 = vf_now_ms();
+	vf_plugin_config_refresh(p);
+	if (!has_vfs(p->config)) {
+		without_config(p);
+		return NULL;
+	}
+	f = vf_fabric_from_subnet(&p->osm->subn);
+	if (!f)
+		return NULL;
+	if (!write_plan(p, f)) {
+		vf_fabric_destroy(f);
+		return NULL;
+	}
+	return &p->pkey_plan;
+}
+
+/* The entries of the table OpenSM last read from physp; returns count. */
+static unsigned read_table(const osm_physp_t *physp, uint16_t *out,
+			   unsigned max)
+{
+	const osm_pkey_tbl_t *tbl = osm_physp_get_pkey_tbl(physp);
+	unsigned n = 0;
+
+	for (uint16_t b = 0; b < osm_pkey_tbl_get_num_blocks(tbl); b++) {
+		const ib_pkey_table_t *block = osm_pkey_tbl_block_get(tbl, b);
+
+		for (unsigned i = 0; block && i < IB_NUM_PKEY_ELEMENTS_IN_BLOCK &&
+		     n < max; i++)
+			out[n++] = cl_ntoh16(block->pkey_entry[i]);
+	}
+	return n;
+}
+
+/* Port slot `slot`'s table as planned? Logs the first difference. */
+static bool port_as_planned(struct vf_plugin *p, uint32_t slot,
+			    unsigned *logged)
+{
+	const struct vf_fabric *f = p->pkey_fabric;
+	const struct vf_port *pt = &f->ports[slot];
+	osm_port_t *port = osm_get_port_by_guid(&p->osm->subn,
+						cl_hton64(pt->guid));
+	uint16_t want[MAX_ENTRIES], have[MAX_ENTRIES];
+	unsigned nw, nh;
+	int missing, extra;
+
+	if (!port || !port->p_physp)
+		return true;	/* gone since: the next sweep plans anew */
+	nw = vf_plan_port_entries(&p->pkey_plan, slot, want, MAX_ENTRIES);
+	nh = read_table(port->p_physp, have, MAX_ENTRIES);
+	if (vf_pkeys_match(want, nw < MAX_ENTRIES ? nw : MAX_ENTRIES, have,
+			   nh, &missing, &extra))
+		return true;
+	if ((*logged)++ < 10)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0807: port 0x%016llx ('%s' port %u): P_Key table %s 0x%04x",
+		       (unsigned long long)pt->guid,
+		       vf_node_desc(f, &f->nodes[pt->node]), pt->num,
+		       missing >= 0 ? "lacks planned" : "holds unplanned",
+		       missing >= 0 ? missing : extra);
+	return false;
+}
+
+void vf_partitions_verify(struct vf_plugin *p)
+{
+	unsigned ports = 0, wrong = 0, logged = 0;
+	const struct vf_partition *dflt;
+
+	if (!p->pkey_fabric)
+		return;
+	/* every end port is in the default partition */
+	dflt = &p->pkey_plan.parts[0];
+	for (unsigned i = 0; i < dflt->num_members; i++, ports++)
+		wrong += !port_as_planned(p, dflt->members[i].port, &logged);
+	/*
+	 * Fault injection for the tests: a simulated fabric always takes its
+	 * tables, so a port that will not is pretended (never set this on a
+	 * real fabric: it forces needless sweeps).
+	 */
+	if (getenv("VFABRIC_TEST_PKEY_MISMATCH") && ports && !wrong++)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0807: port 0x%016llx: P_Key table differs from the plan (VFABRIC_TEST_PKEY_MISMATCH)",
+		       (unsigned long long)p->pkey_fabric->ports[dflt->members[0].port].guid);
+	vf_partitions_free(p);
+	if (!wrong) {
+		p->verify_retries = 0;
+		vf_log(VF_LOG_INFO,
+		       "partitions: P_Key tables of %u end ports verified as planned",
+		       ports);
+		return;
+	}
+	if (p->verify_retries >= VERIFY_RETRIES) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0808: %u of %u end ports still differ from the plan after %u forced sweeps; waiting for the next change",
+		       wrong, ports, VERIFY_RETRIES);
+		return;
+	}
+	p->verify_retries++;
+	vf_log(VF_LOG_ERROR,
+	       "ERR VF0808: %u of %u end ports differ from the plan; forcing a heavy sweep (%u of %u)",
+	       wrong, ports, p->verify_retries, VERIFY_RETRIES);
+	p->osm->subn.force_heavy_sweep = TRUE;
+	osm_sm_sweep(&p->osm->sm);
+}

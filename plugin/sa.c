@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * Installing the SA handlers and swapping the policy they answer from.
+ * OpenSM allows one registrant per message id, so each handler is saved,
+ * unregistered and registered again as ours; the new handle is stored back
+ * where OpenSM keeps it, so osm_sa_shutdown() unregisters ours at exit
+ * (before the plugin is unloaded).
+ */
+#include <opensm/osm_config.h>
+#include <opensm/osm_madw.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_sa.h>
+
+#include <errno.h>
+
+#include "partition/sapolicy.h"
+#include "plugin/plugin.h"
+#include "plugin/sa.h"
+#include "routing/log.h"
+
+struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p)
+{
+	struct vf_sa_policy *pol;
+
+	pthread_mutex_lock(&p->sa.lock);
+	pol = p->sa.policy;
+	if (pol)
+		vf_sa_policy_hold(pol);
+	pthread_mutex_unlock(&p->sa.lock);
+	return pol;
+}
+
+static void on_path_record(void *context, void *data)
+{
+	struct vf_plugin *p = context;
+	struct vf_sa_policy *pol = vf_sa_policy_get(p);
+
+	if (!pol) {
+		p->sa.pr.cb(p->sa.pr.context, data);
+		return;
+	}
+	vf_sa_path_record(p, pol, data);
+	vf_sa_policy_release(pol);
+}
+
+static void on_multipath_record(void *context, void *data)
+{
+	struct vf_plugin *p = context;
+	struct vf_sa_policy *pol = vf_sa_policy_get(p);
+
+	if (!pol) {
+		p->sa.mpr.cb(p->sa.mpr.context, data);
+		return;
+	}
+	vf_sa_multipath_record(p, pol, data);
+	vf_sa_policy_release(pol);
+}
+
+/*
+ * PathRecord Set and Delete: OpenSM posts them to the second dispatcher,
+ * where nothing takes them (logged as ERR 1A02, never answered).  With a
+ * vFabric policy they get the status the IBA asks for; without one we
+ * stay as quiet as stock OpenSM.
+ */
+static void on_path_record_set(void *context, void *data)
+{
+	struct vf_plugin *p = context;
+	struct vf_sa_policy *pol = vf_sa_policy_get(p);
+
+	if (pol)
+		osm_sa_send_error(&p->osm->sa, data,
+				  IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+	vf_sa_policy_release(pol);
+}
+
+static void on_mcmember_set(void *context, void *data)
+{
+	struct vf_plugin *p = context;
+	struct vf_sa_policy *pol = vf_sa_policy_get(p);
+	bool refused = pol && vf_sa_mcmember_refused(p, pol, data);
+
+	vf_sa_policy_release(pol);
+	if (!refused)
+		p->sa.mcmr_set.cb(p->sa.mcmr_set.context, data);
+}
+
+/* Replace the handler behind *h (a cl_disp_reg_handle_t) with cb. */
+static int swap_handler(cl_disp_reg_handle_t *h, cl_dispatcher_t *disp,
+			cl_disp_msgid_t id, cl_pfn_msgrcv_cb_t cb,
+			struct vf_plugin *p, struct vf_sa_handler *saved)
+{
+	cl_disp_reg_info_t *ri = (cl_disp_reg_info_t *)*h;
+	cl_disp_reg_handle_t mine;
+
+	if (!ri || *h == CL_DISP_INVALID_HANDLE || !ri->pfn_rcv_callback)
+		return -ENOENT;
+	saved->cb = ri->pfn_rcv_callback;
+	saved->context = (void *)ri->context;	/* complib stores it const */
+	cl_disp_unregister(*h);
+	mine = cl_disp_register(disp, id, cb, p);
+	if (mine == CL_DISP_INVALID_HANDLE) {
+		/* put OpenSM's back: never leave the attribute unanswered */
+		*h = cl_disp_register(disp, id, saved->cb, saved->context);
+		return -ENOMEM;
+	}
+	*h = mine;
+	return 0;
+}
+
+int vf_sa_install(struct vf_plugin *p)
+{
+	osm_sa_t *sa = &p->osm->sa;
+	/* Set/Delete go to the second dispatcher unless single_thread */
+	cl_dispatcher_t *set_disp = sa->p_set_disp ? sa->p_set_disp :
+						     sa->p_disp;
+	cl_disp_reg_handle_t *mcmr = sa->p_set_disp ? &sa->mcmr_set_disp_h :
+						      &sa->mcmr_disp_h;
+	int rc;
+
+	pthread_mutex_init(&p->sa.lock, NULL);
+	rc = swap_handler(&sa->pr_disp_h, sa->p_disp, OSM_MSG_MAD_PATH_RECORD,
+			  on_path_record, p, &p->sa.pr);
+	if (!rc) {
+		rc = swap_handler(mcmr, set_disp, OSM_MSG_MAD_MCMEMBER_RECORD,
+				  on_mcmember_set, p, &p->sa.mcmr_set);
+		if (rc) {
+			/* both or neither: give PathRecord back */
+			cl_disp_unregister(sa->pr_disp_h);
+			sa->pr_disp_h = cl_disp_register(sa->p_disp,
+				OSM_MSG_MAD_PATH_RECORD, p->sa.pr.cb,
+				p->sa.pr.context);
+		}
+	}
+#if defined(VENDOR_RMPP_SUPPORT) && defined(DUAL_SIDED_RMPP)
+	/* MultiPathRecord: OpenSM has it only with dual-sided RMPP */
+	if (!rc && sa->mpr_disp_h &&
+	    swap_handler(&sa->mpr_disp_h, sa->p_disp,
+			 OSM_MSG_MAD_MULTIPATH_RECORD, on_multipath_record, p,
+			 &p->sa.mpr))
+		vf_log(VF_LOG_WARN,
+		       "sa: MultiPathRecord stays with OpenSM's handler, which knows no virtual fabrics");
+#endif
+	if (!rc && sa->p_set_disp)
+		p->sa.pr_set = cl_disp_register(sa->p_set_disp,
+						OSM_MSG_MAD_PATH_RECORD,
+						on_path_record_set, p);
+	if (rc) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0901: cannot install the SA handlers (%s); OpenSM's own answer PathRecord and MCMemberRecord queries without vFabric rules",
+		       rc == -ENOENT ? "OpenSM's are not registered" :
+		       "out of memory");
+		return rc;
+	}
+	p->sa.installed = true;
+	return 0;
+}
+
+void vf_sa_set_policy(struct vf_plugin *p, struct vf_sa_policy *np)
+{
+	struct vf_sa_policy *old;
+
+	if (!p->sa.installed) {
+		vf_sa_policy_release(np);
+		return;
+	}
+	pthread_mutex_lock(&p->sa.lock);
+	old = p->sa.policy;
+	p->sa.policy = np;
+	pthread_mutex_unlock(&p->sa.lock);
+	vf_sa_policy_release(old);
+}
+
+void vf_sa_free(struct vf_plugin *p)
+{
+	/*
+	 * OpenSM unregistered the handlers it knows of, then shut its
+	 * dispatchers down, which frees every registration left (our
+	 * PathRecord Set one too): nothing calls us any more.
+	 */
+	vf_sa_set_policy(p, NULL);
+	pthread_mutex_destroy(&p->sa.lock);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * The plugin's SA handlers: PathRecord and MCMemberRecord answered from
+ * the vFabric policy (partition/sapolicy.h).  OpenSM registers one
+ * dispatcher handler per SA attribute; create() swaps ours in for
+ * PathRecord (Get/GetTable), MultiPathRecord (GetMulti) and
+ * MCMemberRecord (Set/Delete, on the second dispatcher), keeping OpenSM's own, which answers whenever no vFabric
+ * configuration is loaded: then every answer is stock OpenSM's.
+ *
+ * Handlers run in several dispatcher threads at once: each takes a
+ * reference to the current snapshot, and OpenSM's lock shared only while
+ * it reads the subnet, as OpenSM's own handlers do.
+ */
+#ifndef VF_SA_H
+#define VF_SA_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+struct osm_madw;
+struct vf_plugin;
+struct vf_sa_policy;
+
+/* An SA handler as OpenSM's dispatcher calls it. */
+struct vf_sa_handler {
+	void (*cb)(void *context, void *data);
+	void *context;
+};
+
+struct vf_sa {
+	pthread_mutex_t lock;		/* guards policy */
+	struct vf_sa_policy *policy;	/* NULL: OpenSM's handlers answer */
+	bool installed;
+	struct vf_sa_handler pr, mpr, mcmr_set;	/* OpenSM's own */
+	const void *pr_set;		/* ours for PathRecord Set/Delete
+					 * (a cl_disp_reg_handle_t; OpenSM's
+					 * shutdown frees it) */
+};
+
+/* Swap our handlers in (from create(), before the SA is bound); 0 or
+ * -errno, logged (then OpenSM's handlers keep answering). */
+int vf_sa_install(struct vf_plugin *p);
+/* Answer from np from now on (taking it over), or with OpenSM's handlers
+ * when NULL; the old snapshot goes when its last query ends. */
+void vf_sa_set_policy(struct vf_plugin *p, struct vf_sa_policy *np);
+void vf_sa_free(struct vf_plugin *p);
+/* The current snapshot, held (release it), or NULL without a policy. */
+struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p);
+
+/* The handlers, given a held snapshot (sa_path.c, sa_mcast.c). */
+void vf_sa_path_record(struct vf_plugin *p, const struct vf_sa_policy *pol,
+		       struct osm_madw *madw);
+void vf_sa_multipath_record(struct vf_plugin *p,
+			    const struct vf_sa_policy *pol,
+			    struct osm_madw *madw);
+/* true when the request was answered (refused); false: OpenSM goes on */
+bool vf_sa_mcmember_refused(struct vf_plugin *p,
+			    const struct vf_sa_policy *pol,
+			    struct osm_madw *madw);
+
+#endif /* VF_SA_H */

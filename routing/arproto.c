@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * The AR protocol codec (routing/arproto.h, docs/ar-protocol.md): byte
+ * offsets only, no I/O.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "arproto.h"
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+void vf_arp_init(uint8_t *mad, uint8_t method, uint64_t tid, uint16_t attr,
+		 uint32_t amod, uint32_t generation)
+{
+	memset(mad, 0, VF_ARP_MAD_SIZE);
+	mad[0] = 1;
+	mad[1] = VF_ARP_CLASS;
+	mad[2] = VF_ARP_CLASS_VERSION;
+	mad[3] = method;
+	put32(mad + 8, (uint32_t)(tid >> 32));
+	put32(mad + 12, (uint32_t)tid);
+	put16(mad + 16, attr);
+	put32(mad + 20, amod);
+	put32(mad + 24, generation);
+}
+
+void vf_arp_get_hdr(const uint8_t *mad, struct vf_arp_hdr *h)
+{
+	h->base_version = mad[0];
+	h->mgmt_class = mad[1];
+	h->class_version = mad[2];
+	h->method = mad[3];
+	h->status = get16(mad + 4);
+	h->tid = (uint64_t)get32(mad + 8) << 32 | get32(mad + 12);
+	h->attr_id = get16(mad + 16);
+	h->attr_mod = get32(mad + 20);
+	h->generation = get32(mad + 24);
+}
+
+void vf_arp_put_status(uint8_t *mad, uint16_t status)
+{
+	put16(mad + 4, status);
+}
+
+uint16_t vf_arp_check_request(const uint8_t *mad, size_t len,
+			      struct vf_arp_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (len < VF_ARP_DATA)
+		return VF_ARP_BAD_FIELD;
+	vf_arp_get_hdr(mad, h);
+	if (h->base_version != 1 || h->class_version != VF_ARP_CLASS_VERSION)
+		return VF_ARP_BAD_VERSION;
+	if (h->method != VF_ARP_GET && h->method != VF_ARP_SET)
+		return VF_ARP_BAD_METHOD;
+	switch (h->attr_id) {
+	case VF_ARP_INFO:
+	case VF_ARP_EGRESS:
+		return h->method == VF_ARP_GET ? VF_ARP_OK : VF_ARP_BAD_ATTR;
+	case VF_ARP_CONTROL:
+	case VF_ARP_GROUPS:
+	case VF_ARP_LIDS:
+	case VF_ARP_LOAD:
+		return VF_ARP_OK;
+	default:
+		return VF_ARP_BAD_ATTR;
+	}
+}
+
+void vf_arp_put_control(uint8_t *mad, const struct vf_arp_control *c)
+{
+	uint8_t *d = mad + VF_ARP_DATA;
+
+	d[0] = (uint8_t)(c->enable | c->pause << 1 | c->lost_route_only << 2);
+	d[1] = c->algorithm;
+	d[2] = c->frequency;
+	d[3] = c->threshold;
+	put16(d + 4, c->group_top);
+	put32(d + 8, c->lid_top);
+}
+
+static void get_control_at(const uint8_t *d, struct vf_arp_control *c)
+{
+	c->enable = d[0] & 1;
+	c->pause = d[0] >> 1 & 1;
+	c->lost_route_only = d[0] >> 2 & 1;
+	c->algorithm = d[1];
+	c->frequency = d[2];
+	c->threshold = d[3];
+	c->group_top = get16(d + 4);
+	c->lid_top = get32(d + 8);
+}
+
+void vf_arp_get_control(const uint8_t *mad, struct vf_arp_control *c)
+{
+	get_control_at(mad + VF_ARP_DATA, c);
+}
+
+void vf_arp_put_info(uint8_t *mad, const struct vf_arp_info *i)
+{
+	uint8_t *d = mad + VF_ARP_DATA;
+	uint8_t ctl[VF_ARP_MAD_SIZE] = { 0 };
+
+	d[0] = i->supported;
+	d[1] = i->num_ports;
+	put16(d + 2, i->group_cap);
+	put32(d + 4, i->lid_cap);
+	d[8] = i->groups_per_block;
+	d[9] = i->lids_per_block;
+	put32(d + 12, i->active_generation);
+	put32(d + 16, i->pending_generation);
+	vf_arp_put_control(ctl, &i->control);
+	memcpy(d + 20, ctl + VF_ARP_DATA, 12);
+}
+
+void vf_arp_get_info(const uint8_t *mad, struct vf_arp_info *i)
+{
+	const uint8_t *d = mad + VF_ARP_DATA;
+
+	i->supported = d[0] & 1;
+	i->num_ports = d[1];
+	i->group_cap = get16(d + 2);
+	i->lid_cap = get32(d + 4);
+	i->groups_per_block = d[8];
+	i->lids_per_block = d[9];
+	i->active_generation = get32(d + 12);
+	i->pending_generation = get32(d + 16);
+	get_control_at(d + 20, &i->control);
+}
+
+void vf_arp_put_groups(uint8_t *mad, const struct vf_ar_mask *m, unsigned n)
+{
+	for (unsigned k = 0; k < n && k < VF_ARP_GROUPS_PER_BLOCK; k++) {
+		uint8_t *d = mad + VF_ARP_DATA + k * VF_ARP_MASK_BYTES;
+
+		/* byte 31 - j holds ports 8j+1 .. 8j+8 */
+		for (unsigned j = 0; j < VF_ARP_MASK_BYTES; j++)
+			d[VF_ARP_MASK_BYTES - 1 - j] =
+				(uint8_t)(m[k].w[j / 8] >> (j % 8 * 8));
+	}
+}
+
+void vf_arp_get_groups(const uint8_t *mad,
+		       struct vf_ar_mask m[VF_ARP_GROUPS_PER_BLOCK])
+{
+	memset(m, 0, VF_ARP_GROUPS_PER_BLOCK * sizeof(*m));
+	for (unsigned k = 0; k < VF_ARP_GROUPS_PER_BLOCK; k++) {
+		const uint8_t *d = mad + VF_ARP_DATA + k * VF_ARP_MASK_BYTES;
+
+		for (unsigned j = 0; j < VF_ARP_MASK_BYTES; j++)
+			m[k].w[j / 8] |= (uint64_t)d[VF_ARP_MASK_BYTES - 1 - j]
+					 << (j % 8 * 8);
+	}
+}
+
+void vf_arp_put_lids(uint8_t *mad, const uint8_t g[VF_ARP_LIDS_PER_BLOCK])
+{
+	memcpy(mad + VF_ARP_DATA, g, VF_ARP_LIDS_PER_BLOCK);
+}
+
+void vf_arp_get_lids(const uint8_t *mad, uint8_t g[VF_ARP_LIDS_PER_BLOCK])
+{
+	memcpy(g, mad + VF_ARP_DATA, VF_ARP_LIDS_PER_BLOCK);
+}
+
+void vf_arp_put_loads(uint8_t *mad,
+		      const uint32_t l[VF_ARP_PORTS_PER_BLOCK])
+{
+	for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK; k++)
+		put32(mad + VF_ARP_DATA + 4 * k, l[k]);
+}
+
+void vf_arp_get_loads(const uint8_t *mad,
+		      uint32_t l[VF_ARP_PORTS_PER_BLOCK])
+{
+	for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK; k++)
+		l[k] = get32(mad + VF_ARP_DATA + 4 * k);
+}
+
+void vf_arp_put_egress(uint8_t *mad, const struct vf_arp_egress *e)
+{
+	mad[VF_ARP_DATA] = e->static_port;
+	mad[VF_ARP_DATA + 1] = e->port;
+	mad[VF_ARP_DATA + 2] = e->group;
+}
+
+void vf_arp_get_egress(const uint8_t *mad, struct vf_arp_egress *e)
+{
+	e->static_port = mad[VF_ARP_DATA];
+	e->port = mad[VF_ARP_DATA + 1];
+	e->group = mad[VF_ARP_DATA + 2];
+}
+
+const char *vf_arp_attr_name(uint16_t attr, char buf[8])
+{
+	switch (attr) {
+	case VF_ARP_INFO: return "ARInfo";
+	case VF_ARP_CONTROL: return "ARControl";
+	case VF_ARP_GROUPS: return "PortGroupTable";
+	case VF_ARP_LIDS: return "PortGroupLidTable";
+	case VF_ARP_LOAD: return "ARPortLoad";
+	case VF_ARP_EGRESS: return "AREgress";
+	}
+	snprintf(buf, 8, "0x%04x", attr);
+	return buf;
+}
+
+const char *vf_arp_status_name(uint16_t status)
+{
+	switch (status) {
+	case VF_ARP_OK: return "ok";
+	case VF_ARP_BAD_VERSION: return "bad version";
+	case VF_ARP_BAD_METHOD: return "method not supported";
+	case VF_ARP_BAD_ATTR: return "attribute not supported";
+	case VF_ARP_BAD_FIELD: return "invalid index or field";
+	case VF_ARP_SEQUENCE: return "not paused or another generation";
+	}
+	return "unknown status";
+}

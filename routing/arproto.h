@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * The AR management protocol (docs/ar-protocol.md): how the SM reads a
+ * switch's adaptive-routing capability and writes its port groups,
+ * per-LID group table and AR control.  A vendor class of range 1, so that
+ * ibsim delivers it untouched to the agent at the switch (0x0A has no
+ * built-in handler there, reference/opensm-ibsim.md section E).
+ *
+ * Byte layout of every MAD (big-endian, 256 bytes):
+ *   0-23    MAD common header (class 0x0A, class version 1)
+ *   24-27   generation: the table set a Set belongs to, or a Get reports
+ *   28-31   reserved, 0
+ *   32-191  attribute data (160 bytes)
+ *   192-255 reserved, 0: umad2sim 0.10 hands a receiver only the first
+ *           192 bytes (its read length), so nothing is put after them
+ *
+ * Pure C: the plugin, the switch agent (sim/ar-agent) and the tests share
+ * it.  Encoders write into a zeroed 256-byte buffer; decoders read one.
+ */
+#ifndef VF_ARPROTO_H
+#define VF_ARPROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ar.h"
+
+#define VF_ARP_CLASS 0x0A
+#define VF_ARP_CLASS_VERSION 1
+#define VF_ARP_MAD_SIZE 256
+#define VF_ARP_USED 192		/* bytes that carry anything */
+#define VF_ARP_DATA 32		/* offset of the attribute data */
+
+enum vf_arp_method {
+	VF_ARP_GET = 0x01,
+	VF_ARP_SET = 0x02,
+	VF_ARP_GET_RESP = 0x81,
+};
+
+enum vf_arp_attr {
+	VF_ARP_INFO = 0xFF20,		/* Get: capability and state */
+	VF_ARP_CONTROL = 0xFF21,	/* Get/Set: enable, pause, ... */
+	VF_ARP_GROUPS = 0xFF22,		/* Get/Set: PortGroup table block */
+	VF_ARP_LIDS = 0xFF23,		/* Get/Set: per-LID group block */
+	VF_ARP_LOAD = 0xFF24,		/* Get/Set: port loads (simulation) */
+	VF_ARP_EGRESS = 0xFF25,		/* Get: the agent's egress choice */
+};
+
+/* MAD status values (IBA 13.4.7; 0x0100 is this class's own). */
+enum vf_arp_status {
+	VF_ARP_OK = 0,
+	VF_ARP_BAD_VERSION = 0x0004,	/* base or class version */
+	VF_ARP_BAD_METHOD = 0x0008,	/* method not supported */
+	VF_ARP_BAD_ATTR = 0x000C,	/* attribute (or method+attribute) */
+	VF_ARP_BAD_FIELD = 0x001C,	/* modifier (index) or a field value */
+	VF_ARP_SEQUENCE = 0x0100,	/* table Set while not paused, or of
+					 * another generation */
+};
+
+#define VF_ARP_GROUPS_PER_BLOCK 4	/* 256-bit masks, 32 bytes each */
+#define VF_ARP_MASK_BYTES 32
+#define VF_ARP_LIDS_PER_BLOCK 64	/* one group index byte per LID */
+#define VF_ARP_PORTS_PER_BLOCK 32	/* 32-bit loads */
+#define VF_ARP_MAX_GROUP_BLOCKS 64	/* 256 groups */
+#define VF_ARP_LOAD_DOWN 0x80000000u	/* in a port load: link down */
+
+struct vf_arp_hdr {
+	uint8_t base_version, mgmt_class, class_version, method;
+	uint16_t status;
+	uint64_t tid;
+	uint16_t attr_id;
+	uint32_t attr_mod;
+	uint32_t generation;
+};
+
+/* ARControl (amod 0), 12 bytes at 32; also inside ARInfo at 52. */
+struct vf_arp_control {
+	bool enable;			/* byte 32 bit 0 */
+	bool pause;			/* bit 1 */
+	bool lost_route_only;		/* bit 2 */
+	uint8_t algorithm;		/* 33: enum vf_ar_algorithm */
+	uint8_t frequency;		/* 34: 0-7 */
+	uint8_t threshold;		/* 35: 0-7 */
+	uint16_t group_top;		/* 36: groups in use */
+	uint32_t lid_top;		/* 40: PGFT entries in use (LIDs) */
+};
+
+/* ARInfo (Get, amod 0). */
+struct vf_arp_info {
+	bool supported;			/* 32 bit 0: AR supported */
+	uint8_t num_ports;		/* 33 */
+	uint16_t group_cap;		/* 34: PortGroupCap */
+	uint32_t lid_cap;		/* 36: PortGroupFDBCap (LIDs) */
+	uint8_t groups_per_block;	/* 40 */
+	uint8_t lids_per_block;		/* 41 */
+	uint32_t active_generation;	/* 44: the tables in use */
+	uint32_t pending_generation;	/* 48: being written (paused), or 0 */
+	struct vf_arp_control control;	/* 52: in use */
+};
+
+/* AREgress (Get, amod = destination LID). */
+struct vf_arp_egress {
+	uint8_t static_port;		/* 32, in: the LFT's port */
+	uint8_t port;			/* 33, out: the agent's choice */
+	uint8_t group;			/* 34, out: the LID's group, 0xff */
+};
+
+/* A new request: zero mad, fill the header. */
+void vf_arp_init(uint8_t *mad, uint8_t method, uint64_t tid, uint16_t attr,
+		 uint32_t amod, uint32_t generation);
+void vf_arp_get_hdr(const uint8_t *mad, struct vf_arp_hdr *h);
+void vf_arp_put_status(uint8_t *mad, uint16_t status);
+
+/*
+ * Check a received request of len bytes: the header into h, and the
+ * status to answer with (VF_ARP_OK, VF_ARP_BAD_VERSION, VF_ARP_BAD_METHOD,
+ * VF_ARP_BAD_ATTR for an unknown attribute or a Set of a read-only one).
+ * Field checks (indexes, values) are the agent's: they need its caps.
+ */
+uint16_t vf_arp_check_request(const uint8_t *mad, size_t len,
+			      struct vf_arp_hdr *h);
+
+void vf_arp_put_control(uint8_t *mad, const struct vf_arp_control *c);
+void vf_arp_get_control(const uint8_t *mad, struct vf_arp_control *c);
+void vf_arp_put_info(uint8_t *mad, const struct vf_arp_info *i);
+void vf_arp_get_info(const uint8_t *mad, struct vf_arp_info *i);
+/*
+ * Masks m[0..n) (n <= 4) as a PortGroup block; bit p-1 of a mask is port
+ * p, stored as a 256-bit big-endian number (port 1 is bit 0 of byte 31).
+ */
+void vf_arp_put_groups(uint8_t *mad, const struct vf_ar_mask *m, unsigned n);
+void vf_arp_get_groups(const uint8_t *mad,
+		       struct vf_ar_mask m[VF_ARP_GROUPS_PER_BLOCK]);
+void vf_arp_put_lids(uint8_t *mad, const uint8_t g[VF_ARP_LIDS_PER_BLOCK]);
+void vf_arp_get_lids(const uint8_t *mad, uint8_t g[VF_ARP_LIDS_PER_BLOCK]);
+void vf_arp_put_loads(uint8_t *mad,
+		      const uint32_t l[VF_ARP_PORTS_PER_BLOCK]);
+void vf_arp_get_loads(const uint8_t *mad,
+		      uint32_t l[VF_ARP_PORTS_PER_BLOCK]);
+void vf_arp_put_egress(uint8_t *mad, const struct vf_arp_egress *e);
+void vf_arp_get_egress(const uint8_t *mad, struct vf_arp_egress *e);
+
+/* "ARInfo", ... or "0xNNNN"; "invalid field", ... for logs. */
+const char *vf_arp_attr_name(uint16_t attr, char buf[8]);
+const char *vf_arp_status_name(uint16_t status);
+
+#endif /* VF_ARPROTO_H */

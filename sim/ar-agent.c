@@ -1,0 +1,687 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * ar-agent: the switch side of the AR protocol (docs/ar-protocol.md) for
+ * ibsim, which has no AR of its own.  It runs under umad2sim at a switch
+ * node with the issm flag (SIM_HOST=<switch> SIM_SET_ISSM=1), as only such
+ * a client gets the SM's unsolicited requests there; it answers the AR
+ * class, keeps the tables (written into a staging copy while paused, made
+ * active at resume), chooses egress ports with routing/arselect.c, and
+ * writes its state to --dump FILE after every change, in the format of
+ * `vfabric ar` for one switch.
+ *
+ * The issm flag makes the switch port claim IsSM, so OpenSM asks it for
+ * SMInfo: the agent registers the SMP classes and answers SMInfo as an SM
+ * that is NOT ACTIVE (and any other SMP with "attribute not supported"),
+ * so that no SMP of OpenSM stays unanswered.
+ *
+ * With --req it is instead a one-shot requester (any node, no issm): it
+ * sends the given AR requests to --to LID and prints each answer.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/umad.h>
+
+#include "routing/ar.h"
+#include "routing/arproto.h"
+#include "routing/arselect.h"
+
+#define QP1_QKEY 0x80010000
+#define SMP_DATA 64
+#define ATTR_NODE_INFO 0x0011
+#define ATTR_SM_INFO 0x0020
+#define MAX_PORTS 255
+#define EXIT_USAGE 2
+/*
+ * umad buffers: umad_get_mad() is not at umad_size() with this libibumad
+ * (the header grew), and umad2sim copies whole packets: leave room.
+ */
+#define RBUF_SIZE 4096
+/*
+ * The length we ask umad_recv() for: umad2sim 0.10 copies the umad
+ * header plus this many bytes out of its 288-byte packet buffer, so more
+ * than 224 reads past that buffer.
+ */
+#define RECV_LEN 224
+
+struct tables {
+	struct vf_ar_mask *groups;	/* [group_cap] */
+	uint8_t *lids;			/* [lid_cap] */
+};
+
+struct agent {
+	int fd, ar_id, smi_id, smp_id;
+	uint64_t guid;			/* NodeGUID, host order */
+	uint64_t port_guid;		/* network order, for SMInfo */
+	bool no_ar;
+	unsigned num_ports, group_cap, lid_cap;
+	struct tables active, staging;
+	struct vf_arp_control ctl;	/* in use */
+	bool paused;
+	uint32_t gen_active, gen_pending;
+	struct vf_arsel_port ports[MAX_PORTS + 1];
+	uint32_t rng;
+	const char *dump;
+	unsigned long requests, errors;
+	uint8_t *rbuf, *sbuf;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int tables_alloc(struct tables *t, unsigned groups, unsigned lids)
+{
+	t->groups = calloc(groups + 1, sizeof(*t->groups));
+	t->lids = malloc(lids + VF_ARP_LIDS_PER_BLOCK);
+	if (!t->groups || !t->lids)
+		return -ENOMEM;
+	memset(t->lids, VF_AR_NO_GROUP, lids + VF_ARP_LIDS_PER_BLOCK);
+	return 0;
+}
+
+static void tables_copy(struct tables *to, const struct tables *from,
+			const struct agent *a)
+{
+	memcpy(to->groups, from->groups, a->group_cap * sizeof(*to->groups));
+	memcpy(to->lids, from->lids, a->lid_cap);
+}
+
+/* The active state in `vfabric ar` form, written atomically. */
+static void write_dump(const struct agent *a)
+{
+	unsigned top = a->ctl.lid_top < a->lid_cap ? a->ctl.lid_top : a->lid_cap;
+	struct vf_ar_switch sw = {
+		.group_cap = a->group_cap, .lid_cap = a->lid_cap,
+		.groups = a->active.groups, .num_groups = a->ctl.group_top,
+	};
+	char tmp[4096];
+	FILE *out;
+
+	if (!a->dump)
+		return;
+	sw.lid_group = malloc(top + 1);
+	if (!sw.lid_group)
+		return;
+	for (unsigned lid = 0; lid < top; lid++) {
+		uint8_t g = a->active.lids[lid];
+
+		sw.lid_group[lid] = lid && g < sw.num_groups ? g : VF_AR_NO_GROUP;
+		sw.lids_grouped += sw.lid_group[lid] != VF_AR_NO_GROUP;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", a->dump);
+	out = fopen(tmp, "w");
+	if (out) {
+		fprintf(out, "# ar-agent generation %u enable %d pause %d algorithm %u frequency %u threshold %u lost_route_only %d lid_top %u\n",
+			a->gen_active, a->ctl.enable, a->paused,
+			a->ctl.algorithm, a->ctl.frequency, a->ctl.threshold,
+			a->ctl.lost_route_only, a->ctl.lid_top);
+		vf_ar_dump_switch(out, a->guid, &sw,
+				  (uint16_t)(top ? top - 1 : 0));
+		if (fclose(out) == 0)
+			rename(tmp, a->dump);
+	}
+	free(sw.lid_group);
+}
+
+static uint16_t do_control(struct agent *a, const struct vf_arp_hdr *h,
+			   uint8_t *mad)
+{
+	struct vf_arp_control c;
+
+	if (h->method == VF_ARP_SET) {
+		vf_arp_get_control(mad, &c);
+		if (c.algorithm > VF_AR_GREEDY_RANDOM || c.frequency > 7 ||
+		    c.threshold > 7 || c.group_top > a->group_cap ||
+		    c.lid_top > a->lid_cap)
+			return VF_ARP_BAD_FIELD;
+		if (c.pause) {
+			/* writes go to a copy; the old set stays in use */
+			if (!a->paused)
+				tables_copy(&a->staging, &a->active, a);
+			a->paused = true;
+			a->gen_pending = h->generation;
+		} else {
+			if (a->paused && h->generation != a->gen_pending)
+				return VF_ARP_SEQUENCE;
+			if (a->paused)
+				tables_copy(&a->active, &a->staging, a);
+			a->paused = false;
+			a->gen_pending = 0;
+			a->ctl = c;
+			a->gen_active = h->generation;
+		}
+		write_dump(a);
+	}
+	c = a->ctl;
+	c.pause = a->paused;
+	vf_arp_put_control(mad, &c);
+	return VF_ARP_OK;
+}
+
+static uint16_t do_groups(struct agent *a, const struct vf_arp_hdr *h,
+			  uint8_t *mad)
+{
+	unsigned first = h->attr_mod * VF_ARP_GROUPS_PER_BLOCK, n;
+	struct vf_ar_mask m[VF_ARP_GROUPS_PER_BLOCK];
+
+	if (h->attr_mod >= VF_ARP_MAX_GROUP_BLOCKS || first >= a->group_cap)
+		return VF_ARP_BAD_FIELD;
+	n = a->group_cap - first < VF_ARP_GROUPS_PER_BLOCK ?
+	    a->group_cap - first : VF_ARP_GROUPS_PER_BLOCK;
+	if (h->method == VF_ARP_SET) {
+		if (!a->paused || h->generation != a->gen_pending)
+			return VF_ARP_SEQUENCE;
+		vf_arp_get_groups(mad, m);
+		for (unsigned k = 0; k < VF_ARP_GROUPS_PER_BLOCK; k++)
+			for (unsigned p = a->num_ports + 1; p <= 256; p++)
+				if (vf_ar_mask_has(&m[k], p))
+					return VF_ARP_BAD_FIELD;
+		memcpy(&a->staging.groups[first], m, n * sizeof(*m));
+	}
+	memset(mad + VF_ARP_DATA, 0, VF_ARP_USED - VF_ARP_DATA);
+	vf_arp_put_groups(mad, &(a->paused ? &a->staging : &a->active)->groups[first], n);
+	return VF_ARP_OK;
+}
+
+static uint16_t do_lids(struct agent *a, const struct vf_arp_hdr *h,
+			uint8_t *mad)
+{
+	unsigned first = h->attr_mod * VF_ARP_LIDS_PER_BLOCK;
+	uint8_t g[VF_ARP_LIDS_PER_BLOCK];
+
+	if (h->attr_mod >= 0x10000 || first >= a->lid_cap)
+		return VF_ARP_BAD_FIELD;
+	if (h->method == VF_ARP_SET) {
+		if (!a->paused || h->generation != a->gen_pending)
+			return VF_ARP_SEQUENCE;
+		vf_arp_get_lids(mad, g);
+		for (unsigned k = 0; k < VF_ARP_LIDS_PER_BLOCK; k++)
+			if (g[k] != VF_AR_NO_GROUP && g[k] >= a->group_cap)
+				return VF_ARP_BAD_FIELD;
+		memcpy(&a->staging.lids[first], g, sizeof(g));
+	}
+	vf_arp_put_lids(mad, &(a->paused ? &a->staging : &a->active)->lids[first]);
+	return VF_ARP_OK;
+}
+
+static uint16_t do_load(struct agent *a, const struct vf_arp_hdr *h,
+			uint8_t *mad)
+{
+	unsigned first = 1 + h->attr_mod * VF_ARP_PORTS_PER_BLOCK;
+	uint32_t l[VF_ARP_PORTS_PER_BLOCK];
+
+	if (h->attr_mod >= 8 || first > a->num_ports)
+		return VF_ARP_BAD_FIELD;
+	if (h->method == VF_ARP_SET) {
+		vf_arp_get_loads(mad, l);
+		for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK; k++)
+			if ((l[k] & ~VF_ARP_LOAD_DOWN) > 100)
+				return VF_ARP_BAD_FIELD;
+		for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK &&
+				     first + k <= a->num_ports; k++) {
+			a->ports[first + k].load = l[k] & ~VF_ARP_LOAD_DOWN;
+			a->ports[first + k].down = l[k] & VF_ARP_LOAD_DOWN;
+		}
+	}
+	for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK; k++) {
+		const struct vf_arsel_port *pt = &a->ports[first + k];
+
+		l[k] = first + k > a->num_ports ? 0 :
+		       pt->load | (pt->down ? VF_ARP_LOAD_DOWN : 0);
+	}
+	vf_arp_put_loads(mad, l);
+	return VF_ARP_OK;
+}
+
+static uint16_t do_egress(struct agent *a, const struct vf_arp_hdr *h,
+			  uint8_t *mad)
+{
+	struct vf_arsel_params p = {
+		.algorithm = a->ctl.algorithm, .frequency = a->ctl.frequency,
+		.threshold = a->ctl.threshold,
+		.lost_route_only = a->ctl.lost_route_only,
+	};
+	struct vf_arp_egress e;
+	unsigned lid = h->attr_mod;
+
+	vf_arp_get_egress(mad, &e);
+	if (!lid || lid >= a->lid_cap || !e.static_port ||
+	    e.static_port > a->num_ports)
+		return VF_ARP_BAD_FIELD;
+	/* the tables in use: the old set while paused */
+	e.group = lid < a->ctl.lid_top && a->active.lids[lid] < a->ctl.group_top ?
+		  a->active.lids[lid] : VF_AR_NO_GROUP;
+	e.port = !a->ctl.enable ? e.static_port :
+		 (uint8_t)vf_arsel_choose(&p, e.group == VF_AR_NO_GROUP ? NULL :
+					  &a->active.groups[e.group],
+					  e.static_port, a->ports, a->num_ports,
+					  NULL, now_ms(), &a->rng);
+	vf_arp_put_egress(mad, &e);
+	return VF_ARP_OK;
+}
+
+static uint16_t do_info(struct agent *a, uint8_t *mad)
+{
+	struct vf_arp_info i = {
+		.supported = true, .num_ports = (uint8_t)a->num_ports,
+		.group_cap = (uint16_t)a->group_cap, .lid_cap = a->lid_cap,
+		.groups_per_block = VF_ARP_GROUPS_PER_BLOCK,
+		.lids_per_block = VF_ARP_LIDS_PER_BLOCK,
+		.active_generation = a->gen_active,
+		.pending_generation = a->paused ? a->gen_pending : 0,
+		.control = a->ctl,
+	};
+
+	i.control.pause = a->paused;
+	vf_arp_put_info(mad, &i);
+	return VF_ARP_OK;
+}
+
+static void send_reply(struct agent *a, int agent_id, size_t len)
+{
+	if (umad_send(a->fd, agent_id, a->sbuf, (int)len, 0, 0) < 0)
+		fprintf(stderr, "ar-agent: send failed: %s\n", strerror(errno));
+}
+
+/* A request of the AR class: answer it (unless --no-ar). */
+static void handle_ar(struct agent *a, int len)
+{
+	uint8_t *mad = umad_get_mad(a->sbuf);
+	ib_mad_addr_t *addr = umad_get_mad_addr(a->rbuf);
+	struct vf_arp_hdr h;
+	uint16_t st;
+	char an[8];
+
+	if (len > VF_ARP_USED)
+		len = VF_ARP_USED;
+	memset(mad, 0, VF_ARP_MAD_SIZE);
+	memcpy(mad, umad_get_mad(a->rbuf), (size_t)len);
+	if (mad[3] & 0x80)
+		return;		/* a response: not ours to answer */
+	a->requests++;
+	st = vf_arp_check_request(mad, (size_t)len, &h);
+	if (a->no_ar) {
+		printf("ar-agent: %s %s ignored (--no-ar)\n",
+		       h.method == VF_ARP_SET ? "Set" : "Get",
+		       vf_arp_attr_name(h.attr_id, an));
+		return;
+	}
+	if (!st) {
+		switch (h.attr_id) {
+		case VF_ARP_INFO: st = do_info(a, mad); break;
+		case VF_ARP_CONTROL: st = do_control(a, &h, mad); break;
+		case VF_ARP_GROUPS: st = do_groups(a, &h, mad); break;
+		case VF_ARP_LIDS: st = do_lids(a, &h, mad); break;
+		case VF_ARP_LOAD: st = do_load(a, &h, mad); break;
+		case VF_ARP_EGRESS: st = do_egress(a, &h, mad); break;
+		}
+	}
+	if (st) {
+		a->errors++;
+		printf("ar-agent: method 0x%02x %s amod %u gen %u: status 0x%04x (%s)\n",
+		       h.method, vf_arp_attr_name(h.attr_id, an), h.attr_mod,
+		       h.generation, st, vf_arp_status_name(st));
+	} else {
+		printf("ar-agent: %s %s amod %u gen %u ok\n",
+		       h.method == VF_ARP_SET ? "Set" : "Get",
+		       vf_arp_attr_name(h.attr_id, an), h.attr_mod,
+		       h.generation);
+	}
+	mad[3] = VF_ARP_GET_RESP;
+	vf_arp_put_status(mad, st);
+	umad_set_addr(a->sbuf, ntohs(addr->lid), (int)ntohl(addr->qpn),
+		      addr->sl, QP1_QKEY);
+	send_reply(a, a->ar_id, VF_ARP_MAD_SIZE);
+}
+
+/*
+ * An SMP for the "SM" at this switch: SMInfo Get answered as NOT ACTIVE
+ * priority 0, anything else "attribute not supported", so that OpenSM
+ * never waits for an answer.
+ */
+static void handle_smp(struct agent *a, int len)
+{
+	uint8_t *mad = umad_get_mad(a->sbuf);
+	ib_mad_addr_t *addr = umad_get_mad_addr(a->rbuf);
+	bool dr = mad[1] == 0x81;
+	uint16_t attr;
+
+	memset(mad, 0, VF_ARP_MAD_SIZE);
+	memcpy(mad, umad_get_mad(a->rbuf),
+	       (size_t)(len < VF_ARP_MAD_SIZE ? len : VF_ARP_MAD_SIZE));
+	dr = mad[1] == 0x81;
+	attr = (uint16_t)(mad[16] << 8 | mad[17]);
+	if (mad[3] & 0x80)
+		return;
+	if (mad[3] == 0x01 && attr == ATTR_SM_INFO) {
+		memset(mad + SMP_DATA, 0, 64);
+		memcpy(mad + SMP_DATA, &a->port_guid, 8);
+		/* OpenSM's default sm_key, so that it does not complain */
+		mad[SMP_DATA + 15] = 1;
+		mad[SMP_DATA + 20] = 0;	/* priority 0, NOT ACTIVE */
+		mad[4] = mad[5] = 0;
+	} else {
+		mad[4] = 0;
+		mad[5] = 0x0C;		/* attribute not supported */
+	}
+	mad[3] = 0x81;
+	if (dr) {
+		mad[4] |= 0x80;		/* direction: response */
+		umad_set_addr(a->sbuf, 0xffff, 0, 0, 0);
+	} else {
+		umad_set_addr(a->sbuf, ntohs(addr->lid), 0, 0, 0);
+	}
+	send_reply(a, dr ? a->smi_id : a->smp_id, VF_ARP_MAD_SIZE);
+}
+
+/* NumPorts from our own NodeInfo (a DR SMP of no hops); 0 when none. */
+static unsigned query_num_ports(struct agent *a)
+{
+	uint8_t *mad = umad_get_mad(a->sbuf);
+	uint64_t deadline = now_ms() + 2000;
+	int len;
+
+	memset(mad, 0, VF_ARP_MAD_SIZE);
+	mad[0] = 1;
+	mad[1] = 0x81;
+	mad[2] = 1;
+	mad[3] = 0x01;
+	mad[15] = 0x42;
+	mad[17] = ATTR_NODE_INFO;
+	memset(mad + 32, 0xff, 4);	/* DrSLID, DrDLID permissive */
+	umad_set_addr(a->sbuf, 0xffff, 0, 0, 0);
+	if (umad_send(a->fd, a->smi_id, a->sbuf, VF_ARP_MAD_SIZE, 1000, 0) < 0)
+		return 0;
+	while (now_ms() < deadline) {
+		uint8_t *r = umad_get_mad(a->rbuf);
+
+		len = RECV_LEN;
+		if (umad_recv(a->fd, a->rbuf, &len, 500) < 0)
+			continue;
+		if (r[1] == 0x81 && r[3] == 0x81 && r[15] == 0x42)
+			return r[SMP_DATA + 3];
+		if (r[1] == VF_ARP_CLASS)
+			handle_ar(a, len);
+		else if (r[1] == 0x81 || r[1] == 0x01)
+			handle_smp(a, len);
+	}
+	return 0;
+}
+
+static int register_classes(struct agent *a)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+
+	mask[0] = 1 << VF_ARP_GET | 1 << VF_ARP_SET;
+	a->ar_id = umad_register(a->fd, VF_ARP_CLASS, VF_ARP_CLASS_VERSION, 0,
+				 mask);
+	a->smi_id = umad_register(a->fd, 0x81, 1, 0, mask);
+	a->smp_id = umad_register(a->fd, 0x01, 1, 0, mask);
+	return a->ar_id < 0 || a->smi_id < 0 || a->smp_id < 0 ? -1 : 0;
+}
+
+/* --load 1=50,2=100d: percent per port, a trailing d: link down. */
+static int parse_loads(struct agent *a, const char *spec)
+{
+	while (*spec) {
+		char *end;
+		unsigned long port = strtoul(spec, &end, 10), load;
+
+		if (*end != '=' || !port || port > MAX_PORTS)
+			return -1;
+		load = strtoul(end + 1, &end, 10);
+		if (load > 100)
+			return -1;
+		a->ports[port].load = (unsigned)load;
+		if (*end == 'd') {
+			a->ports[port].down = true;
+			end++;
+		}
+		if (*end && *end != ',')
+			return -1;
+		spec = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int serve(struct agent *a)
+{
+	umad_port_t port;
+	umad_ca_t ca;
+
+	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0) {
+		fprintf(stderr, "ar-agent: no port (run under umad2sim)\n");
+		return 1;
+	}
+	a->port_guid = port.port_guid;
+	if (umad_get_ca(port.ca_name, &ca) == 0) {
+		a->guid = be64toh(ca.node_guid);
+		umad_release_ca(&ca);
+	}
+	a->fd = umad_open_port(port.ca_name, port.portnum);
+	umad_release_port(&port);
+	if (a->fd < 0 || register_classes(a)) {
+		fprintf(stderr, "ar-agent: cannot open the port or register the classes\n");
+		return 1;
+	}
+	if (!a->num_ports)
+		a->num_ports = query_num_ports(a);
+	if (!a->num_ports)
+		a->num_ports = 36;
+	if (a->num_ports > MAX_PORTS)
+		a->num_ports = MAX_PORTS;
+	if (tables_alloc(&a->active, a->group_cap, a->lid_cap) ||
+	    tables_alloc(&a->staging, a->group_cap, a->lid_cap))
+		return 1;
+	write_dump(a);
+	printf("ar-agent: switch 0x%016" PRIx64 " ports %u groups %u lids %u%s ready\n",
+	       a->guid, a->num_ports, a->group_cap, a->lid_cap,
+	       a->no_ar ? " (--no-ar: AR requests are not answered)" : "");
+	while (!stop) {
+		int len = RECV_LEN, id;
+		uint8_t cls;
+
+		id = umad_recv(a->fd, a->rbuf, &len, 500);
+		if (id < 0)
+			continue;
+		cls = ((const uint8_t *)umad_get_mad(a->rbuf))[1];
+		if (cls == VF_ARP_CLASS)
+			handle_ar(a, len);
+		else if (cls == 0x81 || cls == 0x01)
+			handle_smp(a, len);
+	}
+	printf("ar-agent: exiting after %lu AR requests (%lu errors)\n",
+	       a->requests, a->errors);
+	umad_close_port(a->fd);
+	return 0;
+}
+
+/* --- one-shot requester: --to LID --req M,ATTR,AMOD[,GEN[,HEX]] ... --- */
+
+static int hexbytes(const char *s, uint8_t *out, size_t max)
+{
+	size_t n = 0;
+
+	while (s[0] && s[1] && n < max) {
+		unsigned v;
+
+		if (sscanf(s, "%2x", &v) != 1)
+			return -1;
+		out[n++] = (uint8_t)v;
+		s += 2;
+	}
+	return *s ? -1 : 0;
+}
+
+static int request(const char *spec, unsigned lid, int fd, int id,
+		   uint8_t *sbuf, uint8_t *rbuf, unsigned n)
+{
+	unsigned method, attr, amod, gen = 0, cv = VF_ARP_CLASS_VERSION;
+	char hex[512] = "";
+	uint8_t *mad = umad_get_mad(sbuf);
+	uint64_t tid = 0x5200000000ull | (getpid() & 0xffff) << 8 | n;
+	uint64_t deadline;
+	int got;
+
+	got = sscanf(spec, "%i,%i,%i,%i,%511[0-9a-fA-F],%i", &method, &attr,
+		     &amod, &gen, hex, &cv);
+	if (got < 3)
+		return -1;
+	vf_arp_init(mad, (uint8_t)method, tid, (uint16_t)attr, amod, gen);
+	mad[2] = (uint8_t)cv;
+	if (hexbytes(hex, mad + VF_ARP_DATA, VF_ARP_USED - VF_ARP_DATA))
+		return -1;
+	umad_set_addr(sbuf, (int)lid, 1, 0, QP1_QKEY);
+	if (umad_send(fd, id, sbuf, VF_ARP_MAD_SIZE, 1000, 0) < 0)
+		return -1;
+	deadline = now_ms() + 2000;
+	while (now_ms() < deadline) {
+		int len = RECV_LEN;
+		uint8_t *r = umad_get_mad(rbuf);
+		struct vf_arp_hdr h;
+
+		if (umad_recv(fd, rbuf, &len, 200) < 0)
+			continue;
+		vf_arp_get_hdr(r, &h);
+		if ((uint32_t)h.tid != (uint32_t)tid)
+			continue;
+		if (umad_status(rbuf)) {
+			printf("req %u umad-status %d\n", n, umad_status(rbuf));
+			return 0;
+		}
+		printf("req %u status 0x%04x data ", n, h.status);
+		for (unsigned k = VF_ARP_DATA; k < VF_ARP_USED; k++)
+			printf("%02x", r[k]);
+		printf("\n");
+		return 0;
+	}
+	printf("req %u timeout\n", n);
+	return 0;
+}
+
+static int requester(unsigned lid, char **reqs, unsigned n)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	uint8_t *sbuf = calloc(1, umad_size() + RBUF_SIZE);
+	uint8_t *rbuf = calloc(1, umad_size() + RBUF_SIZE);
+	int fd, id, rc = 0;
+
+	umad_port_t port;
+
+	if (!sbuf || !rbuf || umad_init() < 0 ||
+	    umad_get_port(NULL, 0, &port) < 0)
+		return 1;
+	fd = umad_open_port(port.ca_name, port.portnum);
+	umad_release_port(&port);
+	if (fd < 0 ||
+	    (id = umad_register(fd, VF_ARP_CLASS, VF_ARP_CLASS_VERSION, 0,
+				mask)) < 0) {
+		fprintf(stderr, "ar-agent: cannot open a port\n");
+		return 1;
+	}
+	for (unsigned k = 0; k < n; k++)
+		if (request(reqs[k], lid, fd, id, sbuf, rbuf, k) < 0) {
+			fprintf(stderr, "ar-agent: bad request '%s'\n", reqs[k]);
+			rc = EXIT_USAGE;
+		}
+	umad_unregister(fd, id);
+	umad_close_port(fd);
+	free(sbuf);
+	free(rbuf);
+	return rc;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: ar-agent [--dump FILE] [--no-ar] [--groups N] [--lids N] [--ports N]\n"
+		"                [--load PORT=PCT[d],...] [--seed N]\n"
+		"       ar-agent --to LID --req METHOD,ATTR,AMOD[,GEN[,HEXDATA[,CLASSVER]]] ...\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dump", required_argument, NULL, 'd' },
+		{ "no-ar", no_argument, NULL, 'n' },
+		{ "groups", required_argument, NULL, 'g' },
+		{ "lids", required_argument, NULL, 'l' },
+		{ "ports", required_argument, NULL, 'p' },
+		{ "load", required_argument, NULL, 'L' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "to", required_argument, NULL, 't' },
+		{ "req", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	static struct agent a;
+	char *reqs[64];
+	unsigned nreq = 0, to = 0;
+	int ch;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	a.group_cap = VF_AR_MAX_GROUPS;
+	a.lid_cap = 8192;
+	a.rng = 1;
+	while ((ch = getopt_long(argc, argv, "d:ng:l:p:L:s:t:r:h", opts,
+				 NULL)) != -1) {
+		switch (ch) {
+		case 'd': a.dump = optarg; break;
+		case 'n': a.no_ar = true; break;
+		case 'g': a.group_cap = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'l': a.lid_cap = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'p': a.num_ports = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 's': a.rng = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 't': to = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'r':
+			if (nreq == 64)
+				return EXIT_USAGE;
+			reqs[nreq++] = optarg;
+			break;
+		case 'L':
+			if (parse_loads(&a, optarg)) {
+				fprintf(stderr, "ar-agent: bad --load '%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		default:
+			usage();
+			return ch == 'h' ? 0 : EXIT_USAGE;
+		}
+	}
+	if (optind != argc || !a.group_cap || a.group_cap > VF_AR_MAX_GROUPS ||
+	    !a.lid_cap || a.lid_cap > 0xC000 || (nreq && !to)) {
+		usage();
+		return EXIT_USAGE;
+	}
+	if (nreq)
+		return requester(to, reqs, nreq);
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
+	a.rbuf = calloc(1, umad_size() + RBUF_SIZE);
+	a.sbuf = calloc(1, umad_size() + RBUF_SIZE);
+	if (!a.rbuf || !a.sbuf)
+		return 1;
+	return serve(&a);
+}

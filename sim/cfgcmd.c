@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * vfabric check FILE: read a vFabric configuration the way the plugin
+ * does, print every error and warning with file, line and object, and
+ * summarise what it defines.  An administrator runs it before pointing
+ * OpenSM at a changed file.
+ *
+ * vfabric resolve FILE --topo NET: what the plugin would program on that
+ * fabric: every end port's P_Keys (with the index a port coming up
+ * afresh gets them at: OpenSM puts the default partition at 0, then the
+ * others by P_Key value), each VF's P_Key and SL, and the memberships a
+ * too-small P_Key table would lose.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "partition/diag.h"
+#include "partition/emit.h"
+#include "partition/load.h"
+#include "partition/plan.h"
+#include "partition/qos.h"
+#include "partition/query.h"
+#include "partition/traffic.h"
+#include "routing/jsonout.h"
+#include "routing/netfile.h"
+#include "sim/cfgcmd.h"
+
+int vf_cli_load_config(const char *path, struct vf_config *c)
+{
+	struct vf_diag d = { 0 };
+	bool vfabric;
+	int rc = vf_config_load(path, c, &d, &vfabric);
+
+	for (unsigned i = 0; i < d.n; i++)
+		fprintf(stderr, "%s: %s\n",
+			d.v[i].level == VF_DIAG_ERROR ? "error" : "warning",
+			d.v[i].text);
+	if (d.oom)
+		fprintf(stderr, "error: out of memory\n");
+	if (!rc && !vfabric)
+		fprintf(stderr, "note: %s is a plain OpenSM partitions.conf; the plugin leaves it to OpenSM\n",
+			path);
+	vf_diag_free(&d);
+	return rc ? 1 : 0;
+}
+static unsigned enabled_vfs(const struct vf_config *c)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->num_vfs; i++)
+		n += c->vfs[i].enable;
+	return n;
+}
+
+int vf_cmd_check_config(int argc, char **argv)
+{
+	struct vf_config c;
+	int rc;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr,
+			"usage: vfabric check FILE\nTry 'vfabric --help'.\n");
+		return 2;
+	}
+	rc = vf_cli_load_config(argv[1], &c);
+	printf("%s: %s: %u applications, %u device groups, %u QoS groups, %u virtual fabrics (%u enabled)\n",
+	       argv[1], rc ? "errors" : "ok", vf_config_own_apps(&c),
+	       vf_config_own_dgs(&c),
+	       c.num_qos_groups, c.num_vfs, enabled_vfs(&c));
+	vf_config_free(&c);
+	return rc ? 1 : 0;
+}
+
+static const char *const member_word[] = {
+	[VF_MEMBER_LIMITED] = "limited", [VF_MEMBER_FULL] = "full",
+	[VF_MEMBER_BOTH] = "both",
+};
+
+/* Partition k's membership of port slot p (members are by port slot). */
+static uint8_t membership(const struct vf_partition *part, uint32_t p)
+{
+	unsigned lo = 0, hi = part->num_members;
+
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (part->members[mid].port < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < part->num_members && part->members[lo].port == p ?
+	       part->members[lo].membership : VF_MEMBER_NONE;
+}
+
+/* Partitions in the order a fresh port's table gets them. */
+static int by_pkey(const void *a, const void *b)
+{
+	const struct vf_partition *x = *(const struct vf_partition *const *)a;
+	const struct vf_partition *y = *(const struct vf_partition *const *)b;
+
+	if ((x->pkey == VF_PKEY_DEFAULT) != (y->pkey == VF_PKEY_DEFAULT))
+		return x->pkey == VF_PKEY_DEFAULT ? -1 : 1;
+	return x->pkey - y->pkey;
+}
+
+static void print_port(const struct vf_fabric *f, uint32_t p,
+		       struct vf_partition **order, unsigned n, bool json,
+		       bool *first)
+{
+	const struct vf_port *port = &f->ports[p];
+	unsigned index = 0;
+
+	if (json) {
+		printf("%s\n    {\"guid\": \"0x%016llx\", \"desc\": ",
+		       *first ? "" : ",", (unsigned long long)port->guid);
+		vf_json_string(stdout, vf_node_desc(f, &f->nodes[port->node]));
+		printf(", \"port\": %u, \"pkeys\": [", port->num);
+	} else
+		printf("0x%016llx %-24s %3u ", (unsigned long long)port->guid,
+		       vf_node_desc(f, &f->nodes[port->node]), port->num);
+	*first = false;
+	for (unsigned k = 0; k < n; k++) {
+		uint8_t m = membership(order[k], p);
+
+		if (m == VF_MEMBER_NONE)
+			continue;
+		if (json) {
+			printf("%s{\"pkey\": \"0x%04x\", \"index\": %u, \"membership\": \"%s\", \"partition\": ",
+			       index ? ", " : "", order[k]->pkey, index,
+			       member_word[m]);
+			vf_json_string(stdout, order[k]->name);
+			printf("}");
+		} else
+			printf(" %u:0x%04x(%s)", index,
+			       order[k]->pkey | (m == VF_MEMBER_LIMITED ? 0 :
+						 0x8000), order[k]->name);
+		index += m == VF_MEMBER_BOTH ? 2 : 1;
+	}
+	printf(json ? "]}" : "\n");
+}
+
+static void print_plan(const struct vf_config *c, const struct vf_plan *plan,
+		       const struct vf_fabric *f, bool json)
+{
+	struct vf_partition **order = malloc((plan->num_parts + 1) *
+					     sizeof(*order));
+	bool first = true;
+
+	if (!order)
+		return;
+	for (unsigned k = 0; k < plan->num_parts; k++)
+		order[k] = &plan->parts[k];
+	qsort(order, plan->num_parts, sizeof(*order), by_pkey);
+	printf(json ? "{\n  \"vfs\": [" : "# virtual fabric: P_Key SL\n");
+	for (unsigned i = 0, shown = 0; i < c->num_vfs; i++) {
+		if (!plan->vf_pkey[i])
+			continue;
+		if (json) {
+			printf("%s{\"name\": ", shown++ ? ", " : "");
+			vf_json_string(stdout, c->vfs[i].name);
+			printf(", \"pkey\": \"0x%04x\", \"sl\": %d}",
+			       plan->vf_pkey[i], plan->vf_sl[i]);
+		} else
+			printf("%s: 0x%04x %d\n", c->vfs[i].name,
+			       plan->vf_pkey[i], plan->vf_sl[i]);
+	}
+	printf(json ? "],\n  \"ports\": [" :
+		      "# port GUID, NodeDesc, port: index:P_Key(partition) (full members have bit 15 set)\n");
+	for (uint32_t p = 0; p < f->num_ports; p++)
+		if (membership(&plan->parts[0], p) != VF_MEMBER_NONE)
+			print_port(f, p, order, plan->num_parts, json, &first);
+	if (json)
+		printf("\n  ],\n  \"dropped\": %u\n}\n", plan->dropped);
+	else
+		printf("# %u partitions; %u memberships dropped for P_Key table size\n",
+		       plan->num_parts, plan->dropped);
+	free(order);
+}
+
+/*
+ * The QoS programme (text output only, and only with QoS VFs): classes,
+ * then the tables a port with `vls` data VLs and VLArb tables of 8 (as
+ * ibsim's and common HCAs') gets.
+ */
+static void print_qos(const struct vf_config *c, const struct vf_plan *plan,
+		      unsigned vls)
+{
+	struct vf_diag d = { 0 };
+	struct vf_qos_prog q;
+	struct vf_qos_port t;
+	char line[2048];
+
+	if (vf_qos_build(c, plan, &q, &d) || !q.active) {
+		for (unsigned i = 0; i < d.n; i++)
+			fprintf(stderr, "error: %s\n", d.v[i].text);
+		vf_diag_free(&d);
+		return;
+	}
+	for (unsigned i = 0; i < d.n; i++)
+		fprintf(stderr, "warning: %s\n", d.v[i].text);
+	vf_diag_free(&d);
+	vf_qos_summary(&q, line, sizeof(line));
+	printf("# QoS: %s\n", line);
+	vf_qos_port_tables(&q, vls, 8, 8, &t);
+	printf("# QoS on a port with %u data VLs%s: SL2VL", t.vls,
+	       t.folded ? " (classes folded)" : "");
+	for (unsigned sl = 0; sl < VF_QOS_NUM_SLS; sl++)
+		printf(" %u", t.sl2vl[sl]);
+	printf("; VLArb low");
+	for (unsigned i = 0; i < t.num_low; i++)
+		printf(" %u:%u", t.low[i].vl, t.low[i].weight);
+	printf("; high");
+	for (unsigned i = 0; i < t.num_high; i++)
+		printf(" %u:%u", t.high[i].vl, t.high[i].weight);
+	printf("%s; VLHighLimit %u\n", t.num_high ? "" : " none",
+	       t.high_limit);
+}
+
+/* --pkey-cap: every node's P_Key table size (net files do not say). */
+static void set_caps(struct vf_fabric *f, unsigned cap)
+{
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		f->nodes[n].partition_cap = (uint16_t)cap;
+		f->nodes[n].enforce_cap = (uint16_t)cap;
+	}
+}
+
+/*
+ * The SM's port slot from --sm: a port GUID (0x...), or a node by its name
+ * in the file or its NodeDesc (a CA's first port, a switch's port 0).
+ */
+static uint32_t find_sm_port(const struct vf_fabric *f, const char *sm)
+{
+	uint32_t n = vf_fabric_find_name(f, sm);
+	char *end;
+	uint64_t guid = strtoull(sm, &end, 0);
+
+	for (uint32_t i = 0; n == VF_NONE && i < f->num_nodes; i++)
+		if (!strcmp(vf_node_desc(f, &f->nodes[i]), sm))
+			n = i;
+	if (n != VF_NONE)
+		return f->nodes[n].first_port +
+		       (vf_is_switch(&f->nodes[n]) ? 0 : 1);
+	return !*end && guid ? vf_fabric_end_port(f, guid) : VF_NONE;
+}
+
+/* --alias ALIAS=PORTGUID: an SR-IOV alias GUID on a CA port. */
+static int add_alias(struct vf_fabric *f, const char *arg)
+{
+	char *end;
+	uint64_t alias = strtoull(arg, &end, 0), guid;
+	uint32_t port;
+
+	if (*end != '=' || !alias)
+		return -1;
+	guid = strtoull(end + 1, &end, 0);
+	port = *end || !guid ? VF_NONE : vf_fabric_end_port(f, guid);
+	if (port == VF_NONE || vf_is_switch(&f->nodes[f->ports[port].node]))
+		return -1;
+	return vf_fabric_add_alias(f, port, alias);
+}
+
+int vf_cmd_resolve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topo", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "assign", required_argument, NULL, 'a' },
+		{ "sm", required_argument, NULL, 's' },
+		{ "pkey-cap", required_argument, NULL, 'c' },
+		{ "allow-both", no_argument, NULL, 'b' },
+		{ "disconnect-unconfigured", no_argument, NULL, 'd' },
+		{ "alias", required_argument, NULL, 'A' },
+		{ "emit", required_argument, NULL, 'e' },
+		{ "vls", required_argument, NULL, 'V' },
+		{ 0 }
+	};
+	unsigned vls = 8;
+	const char *aliases[64];
+	unsigned num_aliases = 0;
+	struct vf_plan_opts po = { .sm_port = VF_NONE };
+	const char *topo = NULL, *assign = NULL, *sm = NULL, *emit = NULL;
+	struct vf_assignment a = { 0 };
+	struct vf_err err = { "" };
+	struct vf_diag d = { 0 };
+	struct vf_fabric *f = NULL;
+	struct vf_config c;
+	struct vf_plan plan;
+	unsigned cap = 0;
+	bool json = false;
+	int ch, rc = 2;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "t:ja:s:c:bdA:e:V:", opts, NULL)) !=
+	       -1) {
+		switch (ch) {
+		case 't': topo = optarg; break;
+		case 'j': json = true; break;
+		case 'a': assign = optarg; break;
+		case 's': sm = optarg; break;
+		case 'c': cap = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'b': po.allow_both_pkeys = true; break;
+		case 'd': po.disconnect_unconfigured = true; break;
+		case 'e': emit = optarg; break;
+		case 'V': vls = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'A':
+			if (num_aliases == 64)
+				return 2;
+			aliases[num_aliases++] = optarg;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || !topo) {
+		fprintf(stderr, "usage: vfabric resolve FILE --topo NET [--json] [--sm NODE] [--assign FILE] [--pkey-cap N] [--allow-both] [--disconnect-unconfigured] [--alias ALIAS=PORTGUID]... [--emit PARTITIONS.CONF] [--vls N]\nTry 'vfabric --help'.\n");
+		return 2;
+	}
+	if (vf_cli_load_config(argv[optind], &c)) {
+		rc = 1;
+		goto out;
+	}
+	f = vf_netfile_load(topo, 0, &err);
+	if (!f) {
+		fprintf(stderr, "vfabric: %s\n", err.msg);
+		goto out;
+	}
+	set_caps(f, cap);
+	for (unsigned i = 0; i < num_aliases; i++)
+		if (add_alias(f, aliases[i])) {
+			fprintf(stderr, "vfabric: --alias %s: ALIAS=PORTGUID of a CA port in %s\n",
+				aliases[i], topo);
+			rc = 2;
+			goto out;
+		}
+	if (sm) {
+		po.sm_port = find_sm_port(f, sm);
+		if (po.sm_port == VF_NONE) {
+			fprintf(stderr, "vfabric: --sm %s: no such node or port in %s\n",
+				sm, topo);
+			rc = 2;
+			goto out;
+		}
+	}
+	if (assign)
+		vf_assignment_load(&a, assign, &d);
+	rc = vf_plan_build(&c, f, &po, &a, &plan, &d);
+	for (unsigned i = 0; i < d.n; i++)
+		fprintf(stderr, "%s: %s\n", d.v[i].level == VF_DIAG_ERROR ?
+			"error" : "warning", d.v[i].text);
+	if (rc) {
+		rc = 1;
+		goto out;
+	}
+	print_plan(&c, &plan, f, json);
+	if (!json)
+		print_qos(&c, &plan, vls ? vls : 1);
+	if (assign && a.changed)
+		vf_assignment_save(&a, assign);
+	if (emit && vf_emit_partitions_file(emit, &plan, f, argv[optind])) {
+		fprintf(stderr, "vfabric: cannot write %s\n", emit);
+		rc = 1;
+	}
+	vf_plan_free(&plan);
+out:
+	vf_diag_free(&d);
+	vf_assignment_free(&a);
+	vf_fabric_destroy(f);
+	vf_config_free(&c);
+	return rc;
+}
+
+/* The DeviceGroups port slot p is in, on one line. */
+static void print_groups(const struct vf_config *c,
+			 const struct vf_dg_members *m,
+			 const struct vf_fabric *f, const char *what,
+			 uint32_t p)
+{
+	printf("%s: %s port %u, in DeviceGroups:", what,
+	       vf_node_desc(f, &f->nodes[f->ports[p].node]), f->ports[p].num);
+	for (unsigned g = 0; g < c->num_dgs; g++)
+		if (!c->dgs[g].synthesized && vf_dg_has(m, g, p))
+			printf(" %s", c->dgs[g].name);
+	printf("\n");
+}
+
+static void print_apps(const struct vf_config *c, uint64_t sid)
+{
+	for (int how = 2; how >= 1; how--) {
+		printf("ServiceID 0x%016llx %s:", (unsigned long long)sid,
+		       how == 2 ? "listed by Applications" :
+		       "taken as unmatched by Applications");
+		for (unsigned i = 0; i < c->num_apps; i++)
+			if (vf_app_sid_match(c, &c->apps[i], sid) == how)
+				printf(" %s", c->apps[i].name);
+		printf("\n");
+	}
+}
+
+static void print_answers(const struct vf_config *c,
+			  const struct vf_path_answers *a)
+{
+	for (unsigned i = 0; i < a->trace.n; i++)
+		printf("  %s\n", a->trace.v[i]);
+	for (unsigned i = 0; i < a->n; i++) {
+		const struct vf_path_answer *x = &a->v[i];
+		char mtu[16] = "the path's", rate[16] = "the path's";
+
+		if (x->mtu)
+			snprintf(mtu, sizeof(mtu), "%u", x->mtu);
+		if (x->rate)
+			snprintf(rate, sizeof(rate), "code %u", x->rate);
+		printf("answer: P_Key 0x%04x SL %d MTU %s rate %s PktLifeTime +%u (VirtualFabric '%s')\n",
+		       x->pkey, x->sl, mtu, rate, x->life_exp,
+		       c->vfs[x->vf].name);
+	}
+}
+
+int vf_cmd_explain(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topo", required_argument, NULL, 't' },
+		{ "src", required_argument, NULL, 's' },
+		{ "dst", required_argument, NULL, 'd' },
+		{ "sid", required_argument, NULL, 'i' },
+		{ "pkey", required_argument, NULL, 'k' },
+		{ "sl", required_argument, NULL, 'l' },
+		{ "sm", required_argument, NULL, 'm' },
+		{ 0 }
+	};
+	const char *topo = NULL, *src = NULL, *dst = NULL, *sm = NULL;
+	struct vf_path_query q = { .pkey = -1, .sl = -1 };
+	struct vf_plan_opts po = { .sm_port = VF_NONE };
+	struct vf_assignment as = { 0 };
+	struct vf_dg_members m = { 0 };
+	struct vf_err err = { "" };
+	struct vf_diag d = { 0 };
+	struct vf_path_answers a = { 0 };
+	struct vf_fabric *f = NULL;
+	struct vf_config c;
+	struct vf_plan plan = { 0 };
+	struct vf_path_policy pol;
+	uint8_t *rows = NULL;
+	uint32_t slots[2];
+	int ch, rc = 2;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "t:s:d:i:k:l:m:", opts, NULL)) !=
+	       -1) {
+		switch (ch) {
+		case 't': topo = optarg; break;
+		case 's': src = optarg; break;
+		case 'd': dst = optarg; break;
+		case 'm': sm = optarg; break;
+		case 'i':
+			q.sid_given = true;
+			q.sid = strtoull(optarg, NULL, 16);
+			break;
+		case 'k': q.pkey = (int)(strtoul(optarg, NULL, 0) & 0x7fff); break;
+		case 'l': q.sl = (int)strtoul(optarg, NULL, 0); break;
+		default:
+			return 2;
+		}
+	}
+	if (optind != argc - 1 || !topo || !src || !dst) {
+		fprintf(stderr, "usage: vfabric explain FILE --topo NET --src NODE --dst NODE [--sid HEX] [--pkey P] [--sl N] [--sm NODE]\nTry 'vfabric --help'.\n");
+		return 2;
+	}
+	vf_config_init(&c);
+	if (vf_cli_load_config(argv[optind], &c)) {
+		rc = 1;
+		goto out;
+	}
+	f = vf_netfile_load(topo, 0, &err);
+	if (!f) {
+		fprintf(stderr, "vfabric: %s\n", err.msg);
+		goto out;
+	}
+	q.src = find_sm_port(f, src);
+	q.dst = find_sm_port(f, dst);
+	po.sm_port = sm ? find_sm_port(f, sm) : VF_NONE;
+	if (q.src == VF_NONE || q.dst == VF_NONE) {
+		fprintf(stderr, "vfabric: --src/--dst: no such node or port in %s\n",
+			topo);
+		goto out;
+	}
+	slots[0] = q.src;
+	slots[1] = q.dst;
+	q.src = 0;	/* rows of the membership table */
+	q.dst = 1;
+	if (vf_plan_build(&c, f, &po, &as, &plan, &d) ||
+	    vf_dg_resolve(&c, f, po.sm_port == VF_NONE ? VF_NONE :
+			  f->ports[po.sm_port].node, &m) ||
+	    vf_vf_members_build(&c, &m, slots, 2, &rows)) {
+		fprintf(stderr, "vfabric: the configuration cannot be resolved\n");
+		rc = 1;
+		goto out;
+	}
+	pol = (struct vf_path_policy){ &c, plan.vf_pkey, plan.vf_sl, rows };
+	if (vf_path_vfs(&pol, &q, true, &a)) {
+		fprintf(stderr, "vfabric: the configuration cannot be resolved\n");
+		rc = 1;
+		goto out;
+	}
+	print_groups(&c, &m, f, "source", slots[0]);
+	print_groups(&c, &m, f, "destination", slots[1]);
+	if (q.sid_given)
+		print_apps(&c, q.sid);
+	print_answers(&c, &a);
+	rc = a.n ? 0 : 1;
+out:
+	free(rows);
+	vf_path_answers_free(&a);
+	vf_plan_free(&plan);
+	vf_dg_members_free(&m);
+	vf_assignment_free(&as);
+	vf_diag_free(&d);
+	vf_fabric_destroy(f);
+	vf_config_free(&c);
+	return rc;
+}
+
+int vf_cli_traffic(const struct vf_config *c, const struct vf_fabric *f,
+		   struct vf_traffic *tr)
+{
+	struct vf_plan_opts po = { .sm_port = VF_NONE };
+	struct vf_assignment a = { 0 };
+	struct vf_diag d = { 0 };
+	struct vf_plan plan;
+	int rc = vf_plan_build(c, f, &po, &a, &plan, &d);
+
+	for (unsigned i = 0; i < d.n; i++)
+		fprintf(stderr, "%s: %s\n", d.v[i].level == VF_DIAG_ERROR ?
+			"error" : "warning", d.v[i].text);
+	vf_diag_free(&d);
+	vf_assignment_free(&a);
+	if (rc) {
+		fprintf(stderr, "vfabric: the configuration cannot be resolved on this fabric\n");
+		return 2;
+	}
+	rc = vf_traffic_build(c, plan.vf_pkey, plan.num_vfs, f, VF_NONE, tr);
+	vf_plan_free(&plan);
+	if (rc) {
+		fprintf(stderr, "vfabric: %s\n", strerror(-rc));
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * The AR protocol codec (routing/arproto.h, docs/ar-protocol.md): every
+ * field at its byte offset, decoded back; request checks and their
+ * statuses; and the egress choice of routing/arselect.h for each
+ * algorithm, threshold, ARFrequency and LostRouteOnly.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "routing/arproto.h"
+#include "routing/arselect.h"
+#include "tap.h"
+
+/* p holds the bytes of hex (pairs of digits, spaces between ignored). */
+static int bytes_are(const uint8_t *p, const char *hex)
+{
+	unsigned v;
+
+	while (*hex) {
+		if (*hex == ' ') {
+			hex++;
+			continue;
+		}
+		if (sscanf(hex, "%2x", &v) != 1 || *p++ != v)
+			return 0;
+		hex += 2;
+	}
+	return 1;
+}
+
+static int zero_from(const uint8_t *p, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+static void test_header(void)
+{
+	uint8_t mad[VF_ARP_MAD_SIZE];
+	struct vf_arp_hdr h;
+
+	memset(mad, 0xee, sizeof(mad));
+	vf_arp_init(mad, VF_ARP_SET, 0x0102030405060708ull, VF_ARP_LIDS,
+		    0x11223344, 0xa0b0c0d0);
+	OK(bytes_are(mad, "01 0a 01 02 0000 0000 0102030405060708 ff23 0000 11223344 a0b0c0d0 00000000"),
+	   "header: version, class 0x0A, class version 1, method, TID, attribute, modifier, generation");
+	OK(zero_from(mad, 32, VF_ARP_MAD_SIZE), "init zeroes the data and the unused tail");
+	vf_arp_put_status(mad, VF_ARP_BAD_FIELD);
+	OK(bytes_are(mad + 4, "001c"), "status at byte 4");
+	vf_arp_get_hdr(mad, &h);
+	EQ_U(h.tid, 0x0102030405060708ull, "TID decoded");
+	EQ_U(h.attr_mod, 0x11223344, "modifier decoded");
+	EQ_U(h.generation, 0xa0b0c0d0, "generation decoded");
+	EQ_U(h.status, VF_ARP_BAD_FIELD, "status decoded");
+}
+
+static void test_checks(void)
+{
+	uint8_t mad[VF_ARP_MAD_SIZE];
+	struct vf_arp_hdr h;
+
+	vf_arp_init(mad, VF_ARP_GET, 1, VF_ARP_INFO, 0, 0);
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_OK, "Get ARInfo is fine");
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_INFO, 0, 0);
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_BAD_ATTR, "Set ARInfo: method/attribute not supported");
+	vf_arp_init(mad, VF_ARP_GET, 1, 0xff7f, 0, 0);
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_BAD_ATTR, "unknown attribute");
+	vf_arp_init(mad, 0x03, 1, VF_ARP_CONTROL, 0, 0);
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_BAD_METHOD, "method Send not supported");
+	vf_arp_init(mad, VF_ARP_GET, 1, VF_ARP_CONTROL, 0, 0);
+	mad[2] = 2;
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_BAD_VERSION, "class version 2");
+	EQ_U(vf_arp_check_request(mad, 20, &h), VF_ARP_BAD_FIELD, "shorter than the header");
+}
+
+static void test_control_info(void)
+{
+	uint8_t mad[VF_ARP_MAD_SIZE];
+	struct vf_arp_control c = { .enable = true, .pause = true,
+				    .lost_route_only = true, .algorithm = 2,
+				    .frequency = 4, .threshold = 3,
+				    .group_top = 0x0102, .lid_top = 0x00a0b0c0 }, d;
+	struct vf_arp_info i = { .supported = true, .num_ports = 36,
+				 .group_cap = 255, .lid_cap = 8192,
+				 .groups_per_block = 4, .lids_per_block = 64,
+				 .active_generation = 7,
+				 .pending_generation = 8 }, j;
+
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_CONTROL, 0, 0);
+	vf_arp_put_control(mad, &c);
+	OK(bytes_are(mad + 32, "07 02 04 03 0102 0000 00a0b0c0"),
+	   "ARControl: flags (enable, pause, lost_route_only), algorithm, frequency, threshold, group top, LID top");
+	vf_arp_get_control(mad, &d);
+	OK(!memcmp(&c, &d, sizeof(c)), "ARControl decodes back");
+	i.control = c;
+	vf_arp_init(mad, VF_ARP_GET_RESP, 1, VF_ARP_INFO, 0, 0);
+	vf_arp_put_info(mad, &i);
+	OK(bytes_are(mad + 32, "01 24 00ff 00002000 04 40 0000 00000007 00000008 07020403 01020000 00a0b0c0"),
+	   "ARInfo: supported, ports, group cap, LID cap, block sizes, generations, control");
+	vf_arp_get_info(mad, &j);
+	OK(!memcmp(&i, &j, sizeof(i)), "ARInfo decodes back");
+}
+
+static void test_tables(void)
+{
+	uint8_t mad[VF_ARP_MAD_SIZE], g[64], h[64];
+	struct vf_ar_mask m[4] = { { { 0 } } }, n[4];
+	uint32_t l[32], k[32];
+
+	m[0].w[0] = 1 | 1ull << 8;		/* ports 1 and 9 */
+	m[1].w[3] = 1ull << 63;			/* port 256 */
+	m[3].w[1] = 1;				/* port 65 */
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_GROUPS, 3, 1);
+	vf_arp_put_groups(mad, m, 4);
+	OK(bytes_are(mad + 32 + 30, "0101") && zero_from(mad, 32, 32 + 30),
+	   "PortGroup mask 0: ports 1 and 9 in the last two bytes");
+	OK(bytes_are(mad + 64, "80") && zero_from(mad, 65, 96),
+	   "mask 1: port 256 is the top bit of its first byte");
+	OK(zero_from(mad, 96, 128), "mask 2 empty");
+	OK(bytes_are(mad + 128 + 23, "01") && zero_from(mad, 128, 151) &&
+	   zero_from(mad, 152, 256), "mask 3: port 65 in byte 23; nothing after the block");
+	vf_arp_get_groups(mad, n);
+	OK(!memcmp(m, n, sizeof(m)), "PortGroup block decodes back");
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_GROUPS, 0, 1);
+	vf_arp_put_groups(mad, m, 1);
+	OK(zero_from(mad, 64, 256), "a short block leaves the other masks 0");
+
+	for (unsigned i = 0; i < 64; i++)
+		g[i] = i % 3 ? (uint8_t)i : 0xff;
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_LIDS, 2, 1);
+	vf_arp_put_lids(mad, g);
+	OK(bytes_are(mad + 32, "ff0102ff0405") && mad[32 + 63] == 0xff &&
+	   zero_from(mad, 96, 256), "PortGroupLid block: one byte per LID at 32..95");
+	vf_arp_get_lids(mad, h);
+	OK(!memcmp(g, h, 64), "PortGroupLid block decodes back");
+
+	for (unsigned i = 0; i < 32; i++)
+		l[i] = i * 2 | (i == 5 ? VF_ARP_LOAD_DOWN : 0);
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_LOAD, 0, 0);
+	vf_arp_put_loads(mad, l);
+	OK(bytes_are(mad + 32, "00000000 00000002") &&
+	   bytes_are(mad + 52, "8000000a") && bytes_are(mad + 156, "0000003e") &&
+	   zero_from(mad, 160, 256),
+	   "ARPortLoad: 32 big-endian words, bit 31 down, the last at 156");
+	vf_arp_get_loads(mad, k);
+	OK(!memcmp(l, k, sizeof(l)), "ARPortLoad decodes back");
+}
+
+static void test_select(void)
+{
+	struct vf_arsel_params p = { .algorithm = VF_AR_GREEDY, .threshold = 3 };
+	struct vf_arsel_port ports[9] = { { 0 } };
+	struct vf_arsel_flow fl = { 0 };
+	struct vf_ar_mask g = { { 0 } };
+	uint32_t rng = 7;
+	unsigned seen[9] = { 0 };
+
+	g.w[0] = 1u << 4 | 1u << 5 | 1u << 6;	/* ports 5, 6, 7 */
+	EQ_U(vf_arsel_threshold_pct(3), 80, "threshold 3 = 80%");
+	EQ_U(vf_arsel_threshold_pct(0), 80, "threshold 0 = the default");
+	EQ_U(vf_arsel_threshold_pct(7), 55, "threshold 7 = 55%");
+	EQ_U(vf_arsel_interval_ms(4), 1024, "ARFrequency 4 = 1024 ms");
+	EQ_U(vf_arsel_choose(&p, NULL, 5, ports, 8, NULL, 0, &rng), 5,
+	     "no group: the static port");
+	EQ_U(vf_arsel_choose(&p, &g, 2, ports, 8, NULL, 0, &rng), 2,
+	     "static port outside the group: static");
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, NULL, 0, &rng), 5,
+	     "not congested: the static port");
+	ports[5].load = 90;
+	ports[6].load = 50;
+	ports[7].load = 20;
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, NULL, 0, &rng), 7,
+	     "Greedy: the least loaded member");
+	ports[7].down = true;
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, NULL, 0, &rng), 6,
+	     "Greedy skips a member that is down");
+	ports[7].down = false;
+	p.lost_route_only = true;
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, NULL, 0, &rng), 5,
+	     "LostRouteOnly: congestion alone does not move");
+	ports[5].down = true;
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, NULL, 0, &rng), 7,
+	     "LostRouteOnly: a lost port moves (greedy: least loaded)");
+	ports[5].down = false;
+	p.lost_route_only = false;
+	p.algorithm = VF_AR_GREEDY_RANDOM;
+	ports[6].load = 85;
+	for (unsigned i = 0; i < 50; i++)
+		seen[vf_arsel_choose(&p, &g, 5, ports, 8, NULL, 0, &rng)]++;
+	EQ_U(seen[7], 50, "GreedyRandom: only members below the threshold");
+	p.algorithm = VF_AR_RANDOM;
+	memset(seen, 0, sizeof(seen));
+	for (unsigned i = 0; i < 200; i++)
+		seen[vf_arsel_choose(&p, &g, 5, ports, 8, NULL, 0, &rng)]++;
+	OK(seen[6] > 50 && seen[7] > 50 && !seen[5],
+	   "Random: both other members, never the congested one");
+	p.algorithm = VF_AR_GREEDY;
+	p.frequency = 1;			/* 128 ms */
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, &fl, 1000, &rng), 5,
+	     "ARFrequency: a new flow does not move at once");
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, &fl, 1100, &rng), 5,
+	     "ARFrequency: nor before the interval");
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, &fl, 1128, &rng), 7,
+	     "ARFrequency: it moves once the interval is over");
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, &fl, 1129, &rng), 7,
+	     "the flow stays where it moved");
+	ports[7].down = true;
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, &fl, 1130, &rng), 6,
+	     "a lost port moves at once, whatever ARFrequency");
+}
+
+int main(void)
+{
+	test_header();
+	test_checks();
+	test_control_info();
+	test_tables();
+	test_select();
+	return tap_done();
+}

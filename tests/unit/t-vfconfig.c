@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * The vFabric configuration: the opafm.xml front-end on a sample file and
+ * on malformed and hostile ones, the cross-object validation, DeviceGroup
+ * resolution on a fabric and the routing groups built from it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "partition/dgresolve.h"
+#include "partition/routegroups.h"
+#include "partition/xmlconf.h"
+#include "routing/netfile.h"
+#include "fabrics.h"
+#include "tap.h"
+
+/* Some diagnostic contains all of the given substrings. */
+static bool said(const struct vf_diag *d, const char *a, const char *b)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (strstr(d->v[i].text, a) && (!b || strstr(d->v[i].text, b)))
+			return true;
+	return false;
+}
+
+static void dump(const struct vf_diag *d)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		printf("#   %s\n", d->v[i].text);
+}
+
+/* Write text to a fresh temporary file; its path in path. */
+static void write_tmp(char *path, size_t size, const char *text)
+{
+	FILE *f;
+
+	snprintf(path, size, "/tmp/t-vfconfig-XXXXXX");
+	close(mkstemp(path));
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Load text as a config file (and validate it when it parsed clean). */
+static void load_text(const char *text, struct vf_config *c,
+		      struct vf_diag *d, char *path, size_t size)
+{
+	write_tmp(path, size, text);
+	vf_config_init(c);
+	*d = (struct vf_diag){ 0 };
+	vf_xml_load(path, c, d);
+	if (!d->errors)
+		vf_config_validate(c, d);
+}
+
+static const struct vf_app *app(const struct vf_config *c, const char *n)
+{
+	return vf_config_app(c, n);
+}
+
+static void test_sample_apps(const struct vf_config *c)
+{
+	const struct vf_app *a = app(c, "All"), *l = app(c, "Lustre");
+	const struct vf_app *ip = app(c, "IPv4"), *cm = app(c, "IPoIBCM");
+
+	EQ_U(c->num_apps, 8, "8 applications");
+	OK(a && a->num_sids == 1 && a->sids[0].kind == VF_MATCH_RANGE &&
+	   a->sids[0].a == 0 && a->sids[0].b == UINT64_MAX,
+	   "ServiceIDRange 0-0xffffffffffffffff");
+	OK(a && a->select == (VF_APP_UNMATCHED_SID | VF_APP_UNMATCHED_MGID),
+	   "two Select values accumulate");
+	OK(app(c, "PM") && app(c, "PM")->select == VF_APP_PM,
+	   "Select is case-insensitive (pm)");
+	OK(l && l->num_sids == 1 && l->sids[0].a == 0x10603db,
+	   "ServiceID is hex without 0x, as in the FM");
+	OK(ip && ip->num_mgids == 1 && ip->mgids[0].kind == VF_MATCH_MASKED &&
+	   ip->mgids[0].a.hi == 0xff00401b00000000ull &&
+	   ip->mgids[0].b.lo == 0xffffffff00000000ull, "MGIDMasked hi:lo*hi:lo");
+	OK(cm && cm->sids[0].kind == VF_MATCH_MASKED &&
+	   cm->sids[0].b == 0xffffffffff000000ull, "ServiceIDMasked value*mask");
+	OK(app(c, "Networking") && app(c, "Networking")->includes.n == 2,
+	   "IncludeApplication listed");
+}
+
+static void test_sample_groups(const struct vf_config *c)
+{
+	const struct vf_cfg_dg *sp = vf_config_dg(c, "Spines");
+	const struct vf_cfg_dg *co = vf_config_dg(c, "Compute");
+	const struct vf_cfg_dg *sm = vf_config_dg(c, "SMNode");
+
+	EQ_U(vf_config_own_dgs(c), 8, "8 device groups from the file");
+	EQ_U(c->num_dgs, 13,
+	     "and 5 built-in ones it does not define (AllFIs, AllSWE0s, AllEndNodes, AllRouters, Self)");
+	OK(vf_config_dg(c, "AllEndNodes") &&
+	   vf_config_dg(c, "AllEndNodes")->builtin &&
+	   vf_config_dg(c, "AllEndNodes")->node_types == VF_DG_TYPE_CA &&
+	   vf_config_dg(c, "AllEndNodes")->select == VF_DG_SWE0,
+	   "built-in AllEndNodes: CAs and switch port 0");
+	OK(!vf_config_dg(c, "AllCAs")->builtin,
+	   "the file's own AllCAs is kept, not replaced");
+	OK(vf_config_dg(c, "All")->select == VF_DG_ALL, "Select All");
+	OK(vf_config_dg(c, "AllCAs")->node_types == VF_DG_TYPE_CA,
+	   "NodeType FI means CAs");
+	OK(sp && sp->node_guids.n == 2 &&
+	   sp->node_guids.v[1] == 0x0002c90200000002ull, "NodeGUIDs kept");
+	OK(co && co->num_descs == 1 && co->port_guids.n == 1,
+	   "NodeDesc pattern and PortGUID in one group");
+	OK(sm && sm->select == (VF_DG_SELF | VF_DG_SWE0), "Select Self, SWE0");
+	OK(vf_config_dg(c, "ComputeAndStorage")->includes.n == 2,
+	   "IncludeGroup listed");
+}
+
+static void test_sample_vfs(const struct vf_config *c)
+{
+	const struct vf_cfg_vf *st = &c->vfs[2], *net = &c->vfs[3];
+
+	EQ_U(c->num_vfs, 4, "4 virtual fabrics");
+	OK(c->vfs[0].enable && c->vfs[0].pkey == 1, "Default: PKey 0x0001");
+	OK(c->vfs[1].pkey == 0x7fff && c->vfs[1].security &&
+	   c->vfs[1].limited.n == 1, "Admin: 0x7fff, secure, limited All");
+	EQ_S(st->name, "Storage", "third VF is Storage");
+	OK(st->pkey == -1, "Storage: P_Key left automatic");
+	OK(st->max_mtu == 4096 && st->max_rate == 16,
+	   "MaxMTU 4096, MaxRate 100g (IB rate code 16)");
+	OK(st->qos.enable && st->qos.base_sl == 1 && st->qos.bandwidth == 30,
+	   "QOS 1, BaseSL 1, Bandwidth 30%");
+	/* 4.096 us * 2^11 = 8.4 ms is the first step of at least 8 ms */
+	EQ_U(st->qos.hoq_life, 11, "HoqLife 8ms is exponent 11");
+	OK(!net->enable, "Enable 0 kept as disabled");
+}
+
+static void test_sample(void)
+{
+	struct vf_config c;
+	struct vf_diag d = { 0 };
+	const char *path = fixture("vf-sample.xml");
+
+	vf_config_init(&c);
+	OK(!vf_xml_load(path, &c, &d), "the sample loads");
+	EQ_U(d.errors, 0, "no errors in the sample");
+	if (d.errors)
+		dump(&d);
+	EQ_U(vf_config_validate(&c, &d), 0, "the sample validates");
+	OK(said(&d, "vf-sample.xml:121: Sm: element <SubnetPrefix> is not supported", NULL),
+	   "unsupported <Sm> element warned by name and line");
+	OK(said(&d, "vf-sample.xml:135: Common: element <Pm>", NULL),
+	   "unsupported section warned by name and line");
+	test_sample_apps(&c);
+	test_sample_groups(&c);
+	test_sample_vfs(&c);
+	OK(c.routing.spine_first == 0 && c.routing.algorithm &&
+	   !strcmp(c.routing.algorithm, "fattree"),
+	   "SpineFirstRouting 0, RoutingAlgorithm fattree");
+	OK(c.routing.core_switches && !strcmp(c.routing.core_switches, "Spines") &&
+	   c.routing.route_last && !strcmp(c.routing.route_last, "Storage"),
+	   "FatTreeTopology CoreSwitches and RouteLast");
+	OK(c.routing.routing_order.n == 2 &&
+	   !strcmp(c.routing.routing_order.v[1], "Compute"),
+	   "DGShortestPathTopology RoutingOrder");
+	vf_diag_free(&d);
+	vf_config_free(&c);
+}
+
+#define HEAD "<?xml version=\"1.0\"?>\n<Config><Common>\n"
+#define TAIL "</Common></Config>\n"
+#define DG(n, body) "<DeviceGroup><Name>" n "</Name>" body "</DeviceGroup>\n"
+#define APP(n, body) "<Application><Name>" n "</Name>" body "</Application>\n"
+#define VF(n, body) "<VirtualFabric><Name>" n "</Name><Enable>1</Enable>" \
+	body "</VirtualFabric>\n"
+
+static const struct {
+	const char *what, *text, *expect, *expect2;
+} bad[] = {
+	{ "XML syntax error named with its line",
+	  HEAD "<Applications>\n<Application>\n</Applications>\n" TAIL,
+	  ":5: XML:", NULL },
+	{ "a root other than <Config>", "<Foo/>\n", "root element must be <Config>",
+	  NULL },
+	{ "a reversed ServiceIDRange",
+	  HEAD "<Applications>\n" APP("X", "<ServiceIDRange>5-1</ServiceIDRange>")
+	  "</Applications>" TAIL, ":4: Application 'X': <ServiceIDRange> '5-1'", NULL },
+	{ "a bad Select value",
+	  HEAD "<DeviceGroups>\n" DG("G", "<Select>Everything</Select>")
+	  "</DeviceGroups>" TAIL, "DeviceGroup 'G': <Select> 'Everything'", NULL },
+	{ "a NodeDesc pattern with a bad character",
+	  HEAD "<DeviceGroups>\n" DG("G", "<NodeDesc>cn/1</NodeDesc>")
+	  "</DeviceGroups>" TAIL, "DeviceGroup 'G': <NodeDesc> 'cn/1'", "column 3" },
+	{ "P_Key 0x8000 (no partition bits)",
+	  HEAD "<VirtualFabrics>\n" VF("V", "<PKey>0x8000</PKey>")
+	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V': <PKey> '0x8000'", NULL },
+	{ "an Omni-Path MTU",
+	  HEAD "<VirtualFabrics>\n" VF("V", "<MaxMTU>8192</MaxMTU>")
+	  "</VirtualFabrics>" TAIL, "<MaxMTU> '8192' is not", "Omni-Path" },
+	{ "Bandwidth 0%",
+	  HEAD "<VirtualFabrics>\n" VF("V", "<Bandwidth>0%</Bandwidth>")
+	  "</VirtualFabrics>" TAIL, "<Bandwidth> '0%'", NULL },
+	{ "BaseSL 16", HEAD "<VirtualFabrics>\n" VF("V", "<BaseSL>16</BaseSL>")
+	  "</VirtualFabrics>" TAIL, "<BaseSL> '16' is not an SL 0-15", NULL },
+	{ "an object without a name",
+	  HEAD "<DeviceGroups>\n<DeviceGroup><Select>All</Select></DeviceGroup>"
+	  "</DeviceGroups>" TAIL, ":4: DeviceGroup without a <Name>", NULL },
+	{ "Member naming an unknown group",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><VirtualFabrics>\n" VF("V", "<Member>Nope</Member>"
+	  "<Application>A</Application>") "</VirtualFabrics>" TAIL,
+	  "VirtualFabric 'V': Member names unknown DeviceGroup 'Nope'", NULL },
+	{ "Application naming an unknown application",
+	  HEAD "<DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><VirtualFabrics>\n" VF("V", "<Member>G</Member>"
+	  "<Application>Ghost</Application>") "</VirtualFabrics>" TAIL,
+	  "unknown Application 'Ghost'", NULL },
+	{ "a DeviceGroup include cycle",
+	  HEAD "<DeviceGroups>\n" DG("A", "<IncludeGroup>B</IncludeGroup>")
+	  DG("B", "<IncludeGroup>C</IncludeGroup>")
+	  DG("C", "<IncludeGroup>A</IncludeGroup>") "</DeviceGroups>" TAIL,
+	  "include cycle A -> B -> C -> A", NULL },
+	{ "an Application include cycle",
+	  HEAD "<Applications>\n" APP("A", "<IncludeApplication>A</IncludeApplication>")
+	  "</Applications>" TAIL, "Application 'A': include cycle A -> A", NULL },
+	{ "a duplicate DeviceGroup name",
+	  HEAD "<DeviceGroups>\n" DG("G", "<Select>All</Select>")
+	  DG("G", "<NodeType>SW</NodeType>") "</DeviceGroups>" TAIL,
+	  ":5: DeviceGroup 'G': duplicate name (first defined at", ":4)" },
+	{ "a P_Key shared with different Security",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><VirtualFabrics>\n"
+	  VF("V1", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<PKey>0x8010</PKey><Security>1</Security><Member>G</Member>"
+	     "<Application>A</Application>") "</VirtualFabrics>" TAIL,
+	  "VirtualFabric 'V2': PKey 0x0010 collides with VirtualFabric 'V1'", NULL },
+	{ "an SL used twice by different QoS settings",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><VirtualFabrics>\n"
+	  VF("V1", "<QOS>1</QOS><BaseSL>3</BaseSL><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<QOS>1</QOS><BaseSL>3</BaseSL><Bandwidth>10%</Bandwidth><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': SL 3 already in use by V1",
+	  NULL },
+	{ "bandwidth over 100%",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><VirtualFabrics>\n"
+	  VF("V1", "<QOS>1</QOS><Bandwidth>60%</Bandwidth><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<QOS>1</QOS><Bandwidth>50%</Bandwidth><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': Bandwidth", "110%" },
+	{ "CoreSwitches naming an unknown group",
+	  HEAD "<Sm><FatTreeTopology><CoreSwitches>Top</CoreSwitches>"
+	  "</FatTreeTopology></Sm>" TAIL,
+	  "Sm: FatTreeTopology/CoreSwitches names unknown DeviceGroup 'Top'", NULL },
+	{ "a DOCTYPE with entities (billion laughs)",
+	  "<?xml version=\"1.0\"?>\n<!DOCTYPE Config [\n"
+	  "<!ENTITY a \"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\">\n"
+	  "<!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;\">\n"
+	  "<!ENTITY c \"&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;\">\n"
+	  "<!ENTITY d \"&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;\">\n"
+	  "<!ENTITY e \"&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;\">\n"
+	  "<!ENTITY f \"&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;\">\n"
+	  "]>\n<Config><Common><DeviceGroups><DeviceGroup><Name>&f;</Name>"
+	  "</DeviceGroup></DeviceGroups></Common></Config>\n",
+	  "XML: Detected an entity reference loop", NULL },
+	{ "any DOCTYPE",
+	  "<?xml version=\"1.0\"?>\n<!DOCTYPE Config>\n<Config/>\n",
+	  "a DOCTYPE (DTD or entities) is not allowed", NULL },
+};
+
+static void test_bad(void)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct vf_config c;
+		struct vf_diag d;
+		char path[64], what[160];
+		bool ok;
+
+		load_text(bad[i].text, &c, &d, path, sizeof(path));
+		ok = d.errors && said(&d, path, NULL) &&
+		     said(&d, bad[i].expect, bad[i].expect2);
+		snprintf(what, sizeof(what), "rejected with file, line, object: %s",
+			 bad[i].what);
+		if (!OK(ok, what))
+			dump(&d);
+		unlink(path);
+		vf_diag_free(&d);
+		vf_config_free(&c);
+	}
+}
+
+/* Deep nesting and a huge value end in an error, not a crash or a hang. */
+static void test_hostile(void)
+{
+	size_t depth = 100000, size = depth * 7 + 64;
+	char *text = malloc(size), path[64];
+	struct vf_config c;
+	struct vf_diag d;
+	size_t at = 0;
+	clock_t t0 = clock();
+
+	at += (size_t)sprintf(text + at, "<Config>");
+	for (size_t i = 0; i < depth; i++)
+		at += (size_t)sprintf(text + at, "<a>");
+	sprintf(text + at, "</Config>");
+	load_text(text, &c, &d, path, sizeof(path));
+	OK(d.errors > 0, "100,000 nested elements: an error");
+	unlink(path);
+	vf_diag_free(&d);
+	vf_config_free(&c);
+
+	memset(text, 'x', size - 1);
+	memcpy(text, HEAD "<DeviceGroups><DeviceGroup><Name>",
+	       strlen(HEAD "<DeviceGroups><DeviceGroup><Name>"));
+	strcpy(text + size - 64, "</Name></DeviceGroup></DeviceGroups>" TAIL);
+	load_text(text, &c, &d, path, sizeof(path));
+	OK(d.errors > 0 && vf_config_own_dgs(&c) == 0,
+	   "a 700 kB name: an error, no group");
+	OK((clock() - t0) / CLOCKS_PER_SEC < 5, "both within seconds");
+	unlink(path);
+	vf_diag_free(&d);
+	vf_config_free(&c);
+	free(text);
+}
+
+/* The sample's groups on the golden 4x4 tree (cn0001-16, leaf/spine). */
+static void test_resolve(void)
+{
+	struct vf_config c;
+	struct vf_diag d = { 0 };
+	struct vf_dg_members m = { 0 };
+	struct vf_route_groups g;
+	struct vf_route_opts o;
+	struct vf_fabric *f;
+	uint32_t cn1 = VF_NONE;
+
+	f = golden_fabric("ft2-4x4.net");
+	vf_config_init(&c);
+	vf_xml_load(fixture("vf-sample.xml"), &c, &d);
+	if (!OK(f && !d.errors, "load the 4x4 tree and the sample"))
+		return;
+	cn1 = vf_fabric_find_name(f, "cn0001");
+	OK(!vf_dg_resolve(&c, f, cn1, &m), "resolve the groups");
+	/* 16 CA ports; 6 switch port 0s; 16 host-facing and 16 inter-switch ports */
+	{
+		unsigned all = 0, cas = 0, sws = 0, self = 0, compute = 0;
+
+		for (uint32_t p = 0; p < f->num_ports; p++) {
+			all += vf_dg_has(&m, 0, p);
+			cas += vf_dg_has(&m, 1, p);
+			sws += vf_dg_has(&m, 2, p);
+			compute += vf_dg_has(&m, 5, p);
+			self += vf_dg_has(&m, 7, p);
+		}
+		EQ_U(all, 16 + 6 + 32, "All: every live port");
+		EQ_U(cas, 16, "AllCAs: the 16 CA ports");
+		EQ_U(sws, 6 + 32, "AllSWs: switch port 0s and linked ports");
+		EQ_U(compute, 16, "Compute (cn*): the 16 hosts");
+		EQ_U(self, 1 + 6, "SMNode: the SM's port and every switch port 0");
+	}
+	OK(!vf_route_groups_build(&c, f, cn1, &g), "build the routing groups");
+	EQ_U(g.core.count, 2, "CoreSwitches: spine001 and spine002");
+	OK(g.core.count == 2 && g.core.guids[0] == 0x0002c90200000001ull,
+	   "CoreSwitches holds the spines' NodeGUIDs");
+	EQ_U(g.last.count, 0, "RouteLast: no storage hosts in this fabric");
+	OK(g.num_order == 2 && g.order[1].guids.count == 16,
+	   "RoutingOrder: Storage (empty), then Compute's 16 ports");
+	vf_route_opts_default(&o);
+	vf_route_groups_apply(&g, &o);
+	OK(!o.spine_first && o.core_switches.count == 2 &&
+	   o.num_routing_order == 2, "applied to the engine options");
+	vf_route_groups_free(&g);
+	vf_dg_members_free(&m);
+	vf_diag_free(&d);
+	vf_config_free(&c);
+	vf_fabric_destroy(f);
+}
+
+int main(void)
+{
+	test_sample();
+	test_bad();
+	test_hostile();
+	test_resolve();
+	return tap_done();
+}
