@@ -311,9 +311,12 @@ def standby_takes_over(tap, sim, conf):
         name="opensm2", node="cn0002", conf_lines=vftest.plugin_conf(
             engine="fattree", options=f"log_level=info config={conf}",
             extra=["sm_priority 0", "polling_retry_number 2",
-                   "sminfo_polling_timeout 1000"]),
+                   "sminfo_polling_timeout 1000",
+                   # a loaded machine answers slowly: a timed-out SMInfo
+                   # query to the master would make this SM a master too
+                   "transaction_timeout 1000", "transaction_retries 5"]),
         plugin_dir=vftest.PLUGIN_DIR)
-    sim.wait_log("Entering STANDBY state", osm=standby)
+    sim.wait_log("Entering STANDBY state", osm=standby, timeout=180)
     sim.stop_opensm(osm=master)
     sim.wait_subnet_up(osm=standby, timeout=120)
     tap.ok("vfabric: partitions:" in sim.log_text(osm=standby),
