@@ -118,8 +118,11 @@ def main():
         sim.wait_subnet_up(timeout=600)
         sa_queries(tap, sim)
         write_config(conf, "cn00[05-08]*")
+        since = sim.log_offset()
         sim.console('Unlink "L001"[5]')
         sim.wait_resweep(timeout=600)
+        # the check follows SUBNET UP: wait for it, not just the sweep
+        sim.wait_log("verified as planned", since=since, timeout=300)
         runs = sim.log_text().count("vfabric: dgshortestpath routed")
         log = sim.log_text()
         tap.ok(log.count(f"config {conf}: ") == 2,
