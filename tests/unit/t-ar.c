@@ -337,6 +337,10 @@ static void test_degraded(void)
 	OK(m && mask_eq(m, &two), "degraded: L3 toward L1: its 2 live up-ports");
 	OK(!vf_ar_mask_has(m, HOSTS + 1), "degraded: L3's dead port 3 is in "
 	   "no group");
+	/* S0 reaches L3 only down and up again: a detour, not a way down */
+	OK(vf_lft_row(&t, LEAVES)[l3] != VF_NO_PORT && !group(&ar, LEAVES, l3),
+	   "degraded: S0's detour to L3 (down, then up) gets no group");
+	EQ_U(ar.sw[LEAVES].num_groups, 0, "degraded: S0 has no group");
 	check_props(f, &t, &ar, "degraded");
 	vf_ar_free(&ar);
 	vf_lfts_free(&t);
