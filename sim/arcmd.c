@@ -79,10 +79,10 @@ int vf_cmd_ar(int argc, char **argv)
 			}
 			break;
 		case 'm':
-			/* as `vfabric route --lmc`: LIDs a NET without them gets */
+			/* as route --lmc: the LIDs a NET without them gets */
 			lmc = (unsigned)strtoul(optarg, NULL, 10);
 			if (lmc > 7) {
-				fprintf(stderr, "vfabric: --lmc takes 0 to 7\n");
+				fputs("vfabric: --lmc takes 0 to 7\n", stderr);
 				return EXIT_USAGE;
 			}
 			break;

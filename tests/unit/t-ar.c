@@ -85,7 +85,7 @@ static const struct vf_ar_mask *group(const struct vf_ar_tables *ar,
 /* Properties every computed table must have; counts of violations. */
 struct props {
 	unsigned dup_masks;	/* two identical masks on one switch */
-	unsigned static_out;	/* a grouped LID whose LFT port is not a member */
+	unsigned static_out;	/* a grouped LID without its LFT port */
 	unsigned dead_ports;	/* a member without a usable link */
 	unsigned small;		/* a group of fewer than two ports */
 	unsigned over_cap;	/* more groups than the capacity */
@@ -134,7 +134,8 @@ static void check_props(const struct vf_fabric *f, const struct vf_lfts *t,
 
 	snprintf(msg, sizeof(msg), "%s: groups deduplicated", what);
 	EQ_U(r.dup_masks, 0, msg);
-	snprintf(msg, sizeof(msg), "%s: every group holds the LFT's port", what);
+	snprintf(msg, sizeof(msg), "%s: every group holds the LFT's port",
+		 what);
 	EQ_U(r.static_out, 0, msg);
 	snprintf(msg, sizeof(msg), "%s: no group holds a dead port", what);
 	EQ_U(r.dead_ports, 0, msg);
@@ -288,10 +289,12 @@ static void test_lmc(const char *name, vf_route_fn engine)
 		}
 	}
 	snprintf(msg, sizeof(msg),
-		 "%s: the 4 LIDs of a remote host leave a leaf by 4 ports", name);
+		 "%s: the 4 LIDs of a remote host leave a leaf by 4 ports",
+		 name);
 	EQ_U(same, 0, msg);
 	snprintf(msg, sizeof(msg),
-		 "%s: each LID's group is the up-ports, with its own port", name);
+		 "%s: each LID's group is the up-ports, with its own port",
+		 name);
 	EQ_U(bad, 0, msg);
 	check_props(f, &t, &ar, name);
 	vf_ar_free(&ar);
@@ -334,7 +337,8 @@ static void test_degraded(void)
 	   "degraded: L0 toward L3: the 2 spines that reach L3");
 	EQ_U(ar.sw[0].num_groups, 2, "degraded: L0 has 2 groups");
 	m = group(&ar, 3, l1);
-	OK(m && mask_eq(m, &two), "degraded: L3 toward L1: its 2 live up-ports");
+	OK(m && mask_eq(m, &two),
+	   "degraded: L3 toward L1: its 2 live up-ports");
 	OK(!vf_ar_mask_has(m, HOSTS + 1), "degraded: L3's dead port 3 is in "
 	   "no group");
 	/* S0 reaches L3 only down and up again: a detour, not a way down */
@@ -452,7 +456,8 @@ static void test_coarse(const char *name, vf_route_fn engine)
 	OK(inner_fine > 0, msg);
 	snprintf(msg, sizeof(msg), "%s: coarse: no group off the edge", name);
 	EQ_U(inner_coarse, 0, msg);
-	snprintf(msg, sizeof(msg), "%s: coarse: edge tables equal fine's", name);
+	snprintf(msg, sizeof(msg), "%s: coarse: edge tables equal fine's",
+		 name);
 	EQ_U(edge_diff, 0, msg);
 	snprintf(msg, sizeof(msg), "%s fine", name);
 	check_props(f, &t, &fine, msg);
@@ -482,7 +487,8 @@ static void config_case(const char *xml, bool enable, bool fine,
 		return;
 	}
 	fprintf(out, "<?xml version=\"1.0\"?>\n<Config><Common><Sm>"
-		"<AdaptiveRouting>%s</AdaptiveRouting></Sm></Common></Config>\n",
+		"<AdaptiveRouting>%s</AdaptiveRouting></Sm></Common>"
+		"</Config>\n",
 		xml);
 	fclose(out);
 	vf_config_init(&c);
@@ -516,7 +522,8 @@ static void test_config(void)
 	vf_ar_config_default(&cfg);
 	cfg.fine_grained = true;	/* but not enabled */
 	if (!OK(!route(f, vf_route_shortestpath, &t) &&
-		!vf_ar_compute(f, &t, &cfg, NULL, &ar), "AR disabled: computed"))
+		!vf_ar_compute(f, &t, &cfg, NULL, &ar),
+		"AR disabled: computed"))
 		return;
 	for (uint32_t s = 0; s < f->num_switches; s++)
 		any += ar.sw[s].group_cap + ar.sw[s].num_groups +
