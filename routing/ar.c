@@ -127,14 +127,15 @@ static int group_of(struct ar_work *w, uint32_t s, const struct vf_ar_mask *m)
 }
 
 /*
- * The group for a static port at s toward the current destination
- * switch: the hops as short and as fast as it, going the same way (up, or
- * down) on the tiers counted from the edge switches.  Empty when fewer
- * than two, or when the static port is no such hop (a lateral link, a
- * route of another shape).
+ * The group for a static port at s toward destination switch e: the hops
+ * as short and as fast as it, going the same way (up, or down) on the
+ * tiers counted from the edge switches.  Empty when fewer than two, or
+ * when the static port is no such hop (a lateral link, a route of another
+ * shape).  A way down must go down all the way: a detour down and up
+ * again (a spine that lost its cable to e) gets no group.
  */
-static bool group_for(const struct ar_work *w, uint32_t s, uint8_t port,
-		      struct vf_ar_mask *m)
+static bool group_for(const struct ar_work *w, uint32_t s, uint32_t e,
+		      uint8_t port, struct vf_ar_mask *m)
 {
 	const struct vf_swgraph *g = &w->g;
 	const struct vf_hop *primary = NULL;
@@ -148,6 +149,8 @@ static bool group_for(const struct ar_work *w, uint32_t s, uint8_t port,
 	    w->level[primary->next_sw] == w->level[s])
 		return false;
 	up = w->level[primary->next_sw] > w->level[s];
+	if (!up && w->dist[s] != w->level[s] - w->level[e])
+		return false;
 	for (uint32_t h = g->hop_start[s]; h < g->hop_start[s + 1]; h++) {
 		const struct vf_hop *hop = &g->hops[h];
 
@@ -179,7 +182,8 @@ static void groups_toward(struct ar_work *w, uint32_t e)
 			struct vf_ar_mask m;
 			int gi;
 
-			if (row[lid] == VF_NO_PORT || !group_for(w, s, row[lid], &m))
+			if (row[lid] == VF_NO_PORT ||
+			    !group_for(w, s, e, row[lid], &m))
 				continue;
 			gi = lid < sw->lid_cap ? group_of(w, s, &m) : -1;
 			if (gi < 0) {

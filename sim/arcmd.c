@@ -44,6 +44,7 @@ int vf_cmd_ar(int argc, char **argv)
 		{ "lfts", required_argument, NULL, 'l' },
 		{ "coarse", no_argument, NULL, 'c' },
 		{ "groups", required_argument, NULL, 'g' },
+		{ "lmc", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ 0 }
 	};
@@ -54,7 +55,7 @@ int vf_cmd_ar(int argc, char **argv)
 	struct vf_lfts t = { 0 };
 	struct vf_err err = { "" };
 	struct vf_fabric *f = NULL;
-	unsigned group_cap = VF_AR_MAX_GROUPS;
+	unsigned group_cap = VF_AR_MAX_GROUPS, lmc = 0;
 	char cycle[512];
 	FILE *out = stdout;
 	bool safe;
@@ -63,7 +64,7 @@ int vf_cmd_ar(int argc, char **argv)
 	vf_ar_config_default(&cfg);
 	cfg.enable = cfg.fine_grained = true;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:l:cg:o:", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "t:l:cg:m:o:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 't': topo = optarg; break;
 		case 'l': lfts = optarg; break;
@@ -77,15 +78,23 @@ int vf_cmd_ar(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'm':
+			/* as route --lmc: the LIDs a NET without them gets */
+			lmc = (unsigned)strtoul(optarg, NULL, 10);
+			if (lmc > 7) {
+				fputs("vfabric: --lmc takes 0 to 7\n", stderr);
+				return EXIT_USAGE;
+			}
+			break;
 		default:
 			return EXIT_USAGE;
 		}
 	}
 	if (!topo || !lfts || optind != argc) {
-		fprintf(stderr, "usage: vfabric ar --topo NET --lfts DUMP [--coarse] [--groups N] [-o FILE]\n");
+		fprintf(stderr, "usage: vfabric ar --topo NET --lfts DUMP [--lmc N] [--coarse] [--groups N] [-o FILE]\n");
 		return EXIT_USAGE;
 	}
-	f = vf_netfile_load(topo, 0, &err);
+	f = vf_netfile_load(topo, lmc, &err);
 	if (!f || vf_lftdump_load(lfts, f, &t, &err)) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
