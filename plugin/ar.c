@@ -14,8 +14,9 @@
  *   1. Get ARInfo from every switch not known to lack AR: the probe of a
  *      new switch, the generation and state of a known one;
  *   2. Set ARControl pause=1 (next generation) where anything changed;
- *   3. Set the PortGroup and PortGroupLid blocks that differ from what the
- *      switch holds (a per-switch shadow of what was programmed);
+ *   3. Set the PortGroup, PortGroupLid and ARNeighbors blocks that differ
+ *      from what the switch holds (a per-switch shadow of what was
+ *      programmed);
  *   4. Set ARControl with the new group top, pause=0: the switch swaps in
  *      the new tables at once.
  * A switch that fails a step stays paused on its old tables (the agent
@@ -58,6 +59,9 @@ struct ar_sw {
 	struct vf_ar_mask *groups;	/* [group_cap] */
 	bool *group_known;
 	uint16_t *lids;			/* [lid_cap + 64], 0xFFFF unknown */
+	/* ARNeighbors: port 0 its LID, then each port's peer switch LID */
+	uint16_t nbrs[VF_ARP_NEIGHBOR_BLOCKS * VF_ARP_NEIGHBORS_PER_BLOCK];
+	bool nbr_known[VF_ARP_NEIGHBOR_BLOCKS];
 	unsigned group_cap, lid_cap;	/* of the shadow arrays */
 	/* this pass */
 	uint16_t lid;
@@ -153,6 +157,7 @@ static int reset_shadow(struct ar_sw *s)
 		}
 	}
 	memset(s->group_known, 0, (g + 1) * sizeof(*s->group_known));
+	memset(s->nbr_known, 0, sizeof(s->nbr_known));
 	memset(s->lids, 0xff, (l + VF_ARP_LIDS_PER_BLOCK) * sizeof(*s->lids));
 	s->known = false;
 	return 0;
@@ -491,13 +496,42 @@ static uint8_t lid_value(const struct vf_ar_tables *ar,
 }
 
 /*
+ * The ARNeighbors writes for switch s (the peers of the fabric model f),
+ * appended to r; the count.  A switch agent sends its lost-route
+ * notifications to these LIDs.
+ */
+static unsigned diff_neighbors(struct ar_sw *s, const struct vf_fabric *f,
+			       struct ar_req *r)
+{
+	uint16_t want[VF_ARP_NEIGHBOR_BLOCKS * VF_ARP_NEIGHBORS_PER_BLOCK];
+	unsigned n = 0, blocks;
+
+	vf_ar_neighbors(f, s->fabric_sw, want,
+			VF_ARP_NEIGHBOR_BLOCKS * VF_ARP_NEIGHBORS_PER_BLOCK);
+	blocks = (s->info.num_ports + VF_ARP_NEIGHBORS_PER_BLOCK) /
+		 VF_ARP_NEIGHBORS_PER_BLOCK;
+	for (unsigned b = 0; b < blocks && b < VF_ARP_NEIGHBOR_BLOCKS; b++) {
+		const uint16_t *w = want + b * VF_ARP_NEIGHBORS_PER_BLOCK;
+
+		if (s->nbr_known[b] &&
+		    !memcmp(w, s->nbrs + b * VF_ARP_NEIGHBORS_PER_BLOCK,
+			    VF_ARP_NEIGHBORS_PER_BLOCK * sizeof(*w)))
+			continue;
+		req_init(&r[n], s, VF_ARP_SET, VF_ARP_NEIGHBORS, b, s->next_gen);
+		vf_arp_put_neighbors(r[n++].mad, w);
+	}
+	return n;
+}
+
+/*
  * The block writes for switch s to hold tables t, appended to r (room
  * for all blocks); the count.
  */
-static unsigned diff_blocks(struct ar_sw *s, const struct vf_ar_tables *ar,
+static unsigned diff_blocks(struct ar_sw *s, const struct vf_fabric *f,
+			    const struct vf_ar_tables *ar,
 			    const struct vf_ar_switch *t, struct ar_req *r)
 {
-	unsigned n = 0, gblocks, lblocks;
+	unsigned n = diff_neighbors(s, f, r), gblocks, lblocks;
 	uint32_t lid_top = s->next.lid_top;
 
 	gblocks = (t->num_groups + VF_ARP_GROUPS_PER_BLOCK - 1) /
@@ -553,6 +587,10 @@ static void learn_block(struct ar_sw *s, const struct ar_req *r)
 			s->groups[first + k] = m[k];
 			s->group_known[first + k] = true;
 		}
+	} else if (h.attr_id == VF_ARP_NEIGHBORS) {
+		vf_arp_get_neighbors(r->mad, s->nbrs + h.attr_mod *
+				     VF_ARP_NEIGHBORS_PER_BLOCK);
+		s->nbr_known[h.attr_mod] = true;
 	} else {
 		uint8_t g[VF_ARP_LIDS_PER_BLOCK];
 
@@ -563,7 +601,7 @@ static void learn_block(struct ar_sw *s, const struct ar_req *r)
 }
 
 static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
-		    const struct vf_ar_config *cfg,
+		    const struct vf_fabric *f, const struct vf_ar_config *cfg,
 		    const struct vf_ar_tables *ar, uint64_t end)
 {
 	struct vf_ar_state *a = p->ar;
@@ -589,7 +627,8 @@ static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 		if (!s->next_gen)
 			s->next_gen = 1;
 		todo[nt++] = s;
-		room += (t->num_groups + 3) / 4 + (lid_top + 63) / 64;
+		room += (t->num_groups + 3) / 4 + (lid_top + 63) / 64 +
+			VF_ARP_NEIGHBOR_BLOCKS;
 	}
 	blk = calloc(room + 1, sizeof(*blk));
 	if (!blk)
@@ -599,7 +638,8 @@ static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 
 		for (unsigned i = 0; i < nt; i++) {
 			struct ar_sw *s = todo[i];
-			unsigned k = diff_blocks(s, ar, &ar->sw[s->fabric_sw],
+			unsigned k = diff_blocks(s, f, ar,
+						 &ar->sw[s->fabric_sw],
 						 blk + nblk);
 
 			if (!k && s->known && same_control(&s->ctl, &s->next)) {
@@ -793,7 +833,7 @@ void vf_ar_subnet_up(struct vf_plugin *p)
 		       "ERR VF1102: adaptive routing: out of memory computing the tables; switches keep what they have");
 		goto out;
 	}
-	program(p, list, n, &cfg, &ar, end);
+	program(p, list, n, f, &cfg, &ar, end);
 	vf_log(VF_LOG_INFO,
 	       "adaptive routing: %u switches programmed (%u blocks written), %u unchanged, %u not AR-capable, %u failed, %.1f ms",
 	       a->programmed, a->blocks, a->unchanged, a->incapable, a->failed,

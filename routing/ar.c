@@ -290,6 +290,29 @@ out:
 	return rc;
 }
 
+void vf_ar_neighbors(const struct vf_fabric *f, uint32_t sw, uint16_t *n,
+		     unsigned size)
+{
+	const struct vf_node *nd = &f->nodes[f->switches[sw]];
+
+	memset(n, 0, size * sizeof(*n));
+	for (unsigned p = 0; p <= nd->num_ports && p < size; p++) {
+		const struct vf_port *pt = vf_node_port(f, nd, p);
+		const struct vf_node *peer;
+
+		if (!p) {
+			n[0] = pt->base_lid;
+			continue;
+		}
+		if (pt->remote == VF_NONE)
+			continue;
+		peer = &f->nodes[f->ports[pt->remote].node];
+		/* a switch's LID is on its port 0 */
+		if (vf_is_switch(peer))
+			n[p] = vf_node_port(f, peer, 0)->base_lid;
+	}
+}
+
 void vf_ar_free(struct vf_ar_tables *ar)
 {
 	for (uint32_t s = 0; ar->sw && s < ar->num_switches; s++) {

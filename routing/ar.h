@@ -95,6 +95,15 @@ bool vf_ar_check(const struct vf_fabric *f, const struct vf_lfts *t,
 		 const struct vf_ar_tables *ar, char *cycle, size_t size);
 
 /*
+ * ARNeighbors of switch number sw (docs/ar-protocol.md): n[0] its own LID,
+ * n[p] for ports 1..num_ports the LID of the switch at the other end, 0
+ * for a CA or no link; n[p] = 0 up to size too.  Where a switch agent
+ * sends its lost-route notifications.
+ */
+void vf_ar_neighbors(const struct vf_fabric *f, uint32_t sw, uint16_t *n,
+		     unsigned size);
+
+/*
  * Text dump, one switch after another (docs/adaptive-routing.md):
  *   switch 0xGUID groups N/CAP lids M/CAP
  *   group I PORT,PORT,...

@@ -78,10 +78,13 @@ uint16_t vf_arp_check_request(const uint8_t *mad, size_t len,
 	case VF_ARP_INFO:
 	case VF_ARP_EGRESS:
 		return h->method == VF_ARP_GET ? VF_ARP_OK : VF_ARP_BAD_ATTR;
+	case VF_ARP_LOST_ROUTES:	/* a notice: nothing to read back */
+		return h->method == VF_ARP_SET ? VF_ARP_OK : VF_ARP_BAD_ATTR;
 	case VF_ARP_CONTROL:
 	case VF_ARP_GROUPS:
 	case VF_ARP_LIDS:
 	case VF_ARP_LOAD:
+	case VF_ARP_NEIGHBORS:
 		return VF_ARP_OK;
 	default:
 		return VF_ARP_BAD_ATTR;
@@ -212,6 +215,34 @@ void vf_arp_get_egress(const uint8_t *mad, struct vf_arp_egress *e)
 	e->group = mad[VF_ARP_DATA + 2];
 }
 
+void vf_arp_put_neighbors(uint8_t *mad,
+			  const uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK])
+{
+	for (unsigned k = 0; k < VF_ARP_NEIGHBORS_PER_BLOCK; k++)
+		put16(mad + VF_ARP_DATA + 2 * k, n[k]);
+}
+
+void vf_arp_get_neighbors(const uint8_t *mad,
+			  uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK])
+{
+	for (unsigned k = 0; k < VF_ARP_NEIGHBORS_PER_BLOCK; k++)
+		n[k] = get16(mad + VF_ARP_DATA + 2 * k);
+}
+
+void vf_arp_put_lost(uint8_t *mad, const struct vf_arp_lost *l)
+{
+	mad[VF_ARP_DATA] = l->restored;
+	put16(mad + VF_ARP_DATA + 2, l->sender);
+	memcpy(mad + VF_ARP_LOST_BITMAP, l->bits, sizeof(l->bits));
+}
+
+void vf_arp_get_lost(const uint8_t *mad, struct vf_arp_lost *l)
+{
+	l->restored = mad[VF_ARP_DATA] & 1;
+	l->sender = get16(mad + VF_ARP_DATA + 2);
+	memcpy(l->bits, mad + VF_ARP_LOST_BITMAP, sizeof(l->bits));
+}
+
 const char *vf_arp_attr_name(uint16_t attr, char buf[8])
 {
 	switch (attr) {
@@ -221,6 +252,8 @@ const char *vf_arp_attr_name(uint16_t attr, char buf[8])
 	case VF_ARP_LIDS: return "PortGroupLidTable";
 	case VF_ARP_LOAD: return "ARPortLoad";
 	case VF_ARP_EGRESS: return "AREgress";
+	case VF_ARP_NEIGHBORS: return "ARNeighbors";
+	case VF_ARP_LOST_ROUTES: return "ARLostRoutes";
 	}
 	snprintf(buf, 8, "0x%04x", attr);
 	return buf;

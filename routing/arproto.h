@@ -45,6 +45,8 @@ enum vf_arp_attr {
 	VF_ARP_LIDS = 0xFF23,		/* Get/Set: per-LID group block */
 	VF_ARP_LOAD = 0xFF24,		/* Get/Set: port loads (simulation) */
 	VF_ARP_EGRESS = 0xFF25,		/* Get: the agent's egress choice */
+	VF_ARP_NEIGHBORS = 0xFF26,	/* Get/Set: peer switch LID per port */
+	VF_ARP_LOST_ROUTES = 0xFF27,	/* Set, switch to switch: LIDs lost */
 };
 
 /* MAD status values (IBA 13.4.7; 0x0100 is this class's own). */
@@ -64,6 +66,11 @@ enum vf_arp_status {
 #define VF_ARP_PORTS_PER_BLOCK 32	/* 32-bit loads */
 #define VF_ARP_MAX_GROUP_BLOCKS 64	/* 256 groups */
 #define VF_ARP_LOAD_DOWN 0x80000000u	/* in a port load: link down */
+#define VF_ARP_NEIGHBORS_PER_BLOCK 64	/* 16-bit LIDs, ports 64b..64b+63 */
+#define VF_ARP_NEIGHBOR_BLOCKS 4	/* ports 0-255 (0: the switch) */
+#define VF_ARP_LOST_LIDS 1024		/* LIDs per ARLostRoutes block */
+#define VF_ARP_LOST_BLOCKS 48		/* unicast LIDs 0-0xBFFF */
+#define VF_ARP_LOST_BITMAP 48		/* offset of the LID bitmap */
 
 struct vf_arp_hdr {
 	uint8_t base_version, mgmt_class, class_version, method;
@@ -106,6 +113,29 @@ struct vf_arp_egress {
 	uint8_t group;			/* 34, out: the LID's group, 0xff */
 };
 
+/*
+ * ARLostRoutes (Set, amod = block b: LIDs 1024b .. 1024b+1023), sent by a
+ * switch agent to its neighbor switches: "these LIDs are no longer
+ * reachable through me" (or, with restored, reachable again).
+ */
+struct vf_arp_lost {
+	bool restored;			/* 32 bit 0 */
+	uint16_t sender;		/* 34: the sending switch's LID */
+	uint8_t bits[VF_ARP_LOST_LIDS / 8]; /* 48: LID 1024b+8i+j: bit j of
+					     * byte i */
+};
+
+static inline bool vf_arp_lost_has(const struct vf_arp_lost *l, unsigned k)
+{
+	return k < VF_ARP_LOST_LIDS && (l->bits[k / 8] >> (k % 8) & 1);
+}
+
+static inline void vf_arp_lost_add(struct vf_arp_lost *l, unsigned k)
+{
+	if (k < VF_ARP_LOST_LIDS)
+		l->bits[k / 8] |= (uint8_t)(1u << (k % 8));
+}
+
 /* A new request: zero mad, fill the header. */
 void vf_arp_init(uint8_t *mad, uint8_t method, uint64_t tid, uint16_t attr,
 		 uint32_t amod, uint32_t generation);
@@ -140,6 +170,13 @@ void vf_arp_get_loads(const uint8_t *mad,
 		      uint32_t l[VF_ARP_PORTS_PER_BLOCK]);
 void vf_arp_put_egress(uint8_t *mad, const struct vf_arp_egress *e);
 void vf_arp_get_egress(const uint8_t *mad, struct vf_arp_egress *e);
+/* ARNeighbors block: 64 big-endian LIDs at 32 (0: a CA, down, no link). */
+void vf_arp_put_neighbors(uint8_t *mad,
+			  const uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK]);
+void vf_arp_get_neighbors(const uint8_t *mad,
+			  uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK]);
+void vf_arp_put_lost(uint8_t *mad, const struct vf_arp_lost *l);
+void vf_arp_get_lost(const uint8_t *mad, struct vf_arp_lost *l);
 
 /* "ARInfo", ... or "0xNNNN"; "invalid field", ... for logs. */
 const char *vf_arp_attr_name(uint16_t attr, char buf[8]);

@@ -25,21 +25,24 @@ uint32_t vf_arsel_random(uint32_t *state)
 	return x;
 }
 
+/* Up, and not lost for this LID (a neighbor's ARLostRoutes). */
 static bool usable(const struct vf_arsel_port *ports, unsigned n,
-		   unsigned port)
+		   const struct vf_ar_mask *lost, unsigned port)
 {
-	return port >= 1 && port <= n && !ports[port].down;
+	return port >= 1 && port <= n && !ports[port].down &&
+	       !(lost && vf_ar_mask_has(lost, port));
 }
 
 /* The least loaded up member other than cur (lowest port on ties), 0. */
 static unsigned least_loaded(const struct vf_ar_mask *g,
 			     const struct vf_arsel_port *ports, unsigned n,
-			     unsigned cur)
+			     const struct vf_ar_mask *lost, unsigned cur)
 {
 	unsigned best = 0;
 
 	for (unsigned q = 1; q <= n; q++)
-		if (q != cur && vf_ar_mask_has(g, q) && usable(ports, n, q) &&
+		if (q != cur && vf_ar_mask_has(g, q) &&
+		    usable(ports, n, lost, q) &&
 		    (!best || ports[q].load < ports[best].load))
 			best = q;
 	return best;
@@ -49,7 +52,8 @@ static unsigned least_loaded(const struct vf_ar_mask *g,
  * limit is non-zero); 0 when there is none. */
 static unsigned random_member(const struct vf_ar_mask *g,
 			      const struct vf_arsel_port *ports, unsigned n,
-			      unsigned cur, unsigned limit, uint32_t *rng)
+			      const struct vf_ar_mask *lost, unsigned cur,
+			      unsigned limit, uint32_t *rng)
 {
 	unsigned count = 0, k = 0;
 
@@ -61,7 +65,7 @@ static unsigned random_member(const struct vf_ar_mask *g,
 		}
 		for (unsigned q = 1; q <= n; q++) {
 			if (q == cur || !vf_ar_mask_has(g, q) ||
-			    !usable(ports, n, q) ||
+			    !usable(ports, n, lost, q) ||
 			    (limit && ports[q].load >= limit))
 				continue;
 			if (!pass)
@@ -76,19 +80,19 @@ static unsigned random_member(const struct vf_ar_mask *g,
 static unsigned pick(const struct vf_arsel_params *p,
 		     const struct vf_ar_mask *g,
 		     const struct vf_arsel_port *ports, unsigned n,
-		     unsigned cur, uint32_t *rng)
+		     const struct vf_ar_mask *lost, unsigned cur, uint32_t *rng)
 {
 	unsigned q;
 
 	switch (p->algorithm) {
 	case VF_AR_RANDOM:
-		return random_member(g, ports, n, cur, 0, rng);
+		return random_member(g, ports, n, lost, cur, 0, rng);
 	case VF_AR_GREEDY:
-		return least_loaded(g, ports, n, cur);
+		return least_loaded(g, ports, n, lost, cur);
 	default:
-		q = random_member(g, ports, n, cur,
+		q = random_member(g, ports, n, lost, cur,
 				  vf_arsel_threshold_pct(p->threshold), rng);
-		return q ? q : least_loaded(g, ports, n, cur);
+		return q ? q : least_loaded(g, ports, n, lost, cur);
 	}
 }
 
@@ -98,8 +102,20 @@ unsigned vf_arsel_choose(const struct vf_arsel_params *p,
 			 struct vf_arsel_flow *flow, uint64_t now_ms,
 			 uint32_t *rng)
 {
+	return vf_arsel_choose_lost(p, group, static_port, ports, num_ports,
+				    NULL, flow, now_ms, rng);
+}
+
+unsigned vf_arsel_choose_lost(const struct vf_arsel_params *p,
+			      const struct vf_ar_mask *group,
+			      unsigned static_port,
+			      const struct vf_arsel_port *ports,
+			      unsigned num_ports, const struct vf_ar_mask *lost,
+			      struct vf_arsel_flow *flow, uint64_t now_ms,
+			      uint32_t *rng)
+{
 	unsigned cur = static_port, next;
-	bool lost, congested;
+	bool gone, congested;
 
 	if (!group || !vf_ar_mask_has(group, static_port))
 		return static_port;
@@ -109,17 +125,17 @@ unsigned vf_arsel_choose(const struct vf_arsel_params *p,
 		flow->port = (uint8_t)cur;
 		flow->moved_ms = now_ms;
 	}
-	lost = !usable(ports, num_ports, cur);
-	congested = !lost && !p->lost_route_only &&
+	gone = !usable(ports, num_ports, lost, cur);
+	congested = !gone && !p->lost_route_only &&
 		    ports[cur].load >= vf_arsel_threshold_pct(p->threshold);
-	if (!lost && !congested)
+	if (!gone && !congested)
 		return cur;
-	if (!lost && flow &&
+	if (!gone && flow &&
 	    now_ms - flow->moved_ms < vf_arsel_interval_ms(p->frequency))
 		return cur;
-	next = pick(p, group, ports, num_ports, cur, rng);
+	next = pick(p, group, ports, num_ports, lost, cur, rng);
 	/* greedy moves only to a port less loaded than the congested one */
-	if (!next || (!lost && p->algorithm == VF_AR_GREEDY &&
+	if (!next || (!gone && p->algorithm == VF_AR_GREEDY &&
 		      ports[next].load >= ports[cur].load))
 		return cur;
 	if (flow) {

@@ -21,6 +21,8 @@
  *     uniformly, else the least loaded.  With no member up the flow stays.
  *   - Without a group (or with the static port not in it) the answer is
  *     the static port: AR only ever chooses among a group.
+ *   - vf_arsel_choose_lost() adds a per-LID mask of ports a neighbor
+ *     reported lost (ARLostRoutes): they count as down for that call.
  *
  * Usage (one call per packet, or per flow per time step):
  *
@@ -79,5 +81,19 @@ unsigned vf_arsel_choose(const struct vf_arsel_params *p,
 			 const struct vf_arsel_port *ports, unsigned num_ports,
 			 struct vf_arsel_flow *flow, uint64_t now_ms,
 			 uint32_t *rng);
+
+/*
+ * The same, with lost: the ports (bit p-1, may be NULL) that a neighbor's
+ * ARLostRoutes reported as no way to this LID (docs/ar-protocol.md,
+ * "Lost-route notification").  For this call they count as down: a flow
+ * on one moves at once, and no move picks one.
+ */
+unsigned vf_arsel_choose_lost(const struct vf_arsel_params *p,
+			      const struct vf_ar_mask *group,
+			      unsigned static_port,
+			      const struct vf_arsel_port *ports,
+			      unsigned num_ports, const struct vf_ar_mask *lost,
+			      struct vf_arsel_flow *flow, uint64_t now_ms,
+			      uint32_t *rng);
 
 #endif /* VF_ARSELECT_H */
