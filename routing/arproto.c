@@ -243,6 +243,29 @@ void vf_arp_get_lost(const uint8_t *mad, struct vf_arp_lost *l)
 	memcpy(l->bits, mad + VF_ARP_LOST_BITMAP, sizeof(l->bits));
 }
 
+uint16_t vf_arp_check_neighbors(uint32_t amod, unsigned num_ports,
+				const uint16_t *n)
+{
+	unsigned first = amod * VF_ARP_NEIGHBORS_PER_BLOCK;
+
+	if (amod >= VF_ARP_NEIGHBOR_BLOCKS || first > num_ports)
+		return VF_ARP_BAD_FIELD;
+	for (unsigned k = 0; n && k < VF_ARP_NEIGHBORS_PER_BLOCK; k++)
+		if (n[k] >= 0xC000 || (n[k] && first + k > num_ports))
+			return VF_ARP_BAD_FIELD;
+	return VF_ARP_OK;
+}
+
+uint16_t vf_arp_check_lost(uint32_t amod, unsigned lid_cap,
+			   const struct vf_arp_lost *l)
+{
+	if (amod >= VF_ARP_LOST_BLOCKS ||
+	    amod * VF_ARP_LOST_LIDS >= lid_cap || !l->sender ||
+	    l->sender >= 0xC000)
+		return VF_ARP_BAD_FIELD;
+	return VF_ARP_OK;
+}
+
 const char *vf_arp_attr_name(uint16_t attr, char buf[8])
 {
 	switch (attr) {

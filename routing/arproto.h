@@ -177,6 +177,17 @@ void vf_arp_get_neighbors(const uint8_t *mad,
 			  uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK]);
 void vf_arp_put_lost(uint8_t *mad, const struct vf_arp_lost *l);
 void vf_arp_get_lost(const uint8_t *mad, struct vf_arp_lost *l);
+/*
+ * Range checks of the two (VF_ARP_OK or VF_ARP_BAD_FIELD), for a switch
+ * of num_ports ports and lid_cap LIDs: an ARNeighbors block past the
+ * ports, a LID that is not unicast, a neighbor on a port the switch
+ * lacks (n may be NULL: a Get); an ARLostRoutes block past the LIDs or
+ * without a unicast sender.
+ */
+uint16_t vf_arp_check_neighbors(uint32_t amod, unsigned num_ports,
+				const uint16_t *n);
+uint16_t vf_arp_check_lost(uint32_t amod, unsigned lid_cap,
+			   const struct vf_arp_lost *l);
 
 /* "ARInfo", ... or "0xNNNN"; "invalid field", ... for logs. */
 const char *vf_arp_attr_name(uint16_t attr, char buf[8]);

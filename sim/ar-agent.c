@@ -9,6 +9,17 @@
  * writes its state to --dump FILE after every change, in the format of
  * `vfabric ar` for one switch.
  *
+ * Lost-route notification: when one of its ports goes down (ARPortLoad,
+ * bit 31: the simulator's stand-in for a link failure), the agent reads
+ * its LFT (DR SMPs to itself), finds the LIDs it can no longer reach (the
+ * static port and every member of the LID's group down or lost) and sends
+ * ARLostRoutes to the neighbor switches of ARNeighbors on its other up
+ * ports.  A receiver marks its ports to the sender lost for those LIDs
+ * (AREgress and the egress choice avoid them) and, when it is left with
+ * no way itself, tells its own neighbors, never one that told it.  A port
+ * back up sends "restored" for what it can reach again; new tables from
+ * the SM (a resume) clear every mark.
+ *
  * The issm flag makes the switch port claim IsSM, so OpenSM asks it for
  * SMInfo: the agent registers the SMP classes and answers SMInfo as an SM
  * that is NOT ACTIVE (and any other SMP with "attribute not supported"),
@@ -39,6 +50,11 @@
 #define SMP_DATA 64
 #define ATTR_NODE_INFO 0x0011
 #define ATTR_SM_INFO 0x0020
+#define ATTR_SWITCH_INFO 0x0012
+#define ATTR_LFT 0x0019
+#define LFT_BLOCK 64
+#define NOTICE_TID 0xA7000000u	/* our own requests: ARLostRoutes */
+#define NBRS (VF_ARP_NEIGHBOR_BLOCKS * VF_ARP_NEIGHBORS_PER_BLOCK)
 #define MAX_PORTS 255
 #define EXIT_USAGE 2
 /*
@@ -56,6 +72,7 @@
 struct tables {
 	struct vf_ar_mask *groups;	/* [group_cap] */
 	uint8_t *lids;			/* [lid_cap] */
+	uint16_t nbrs[NBRS];		/* ARNeighbors: [0] our LID */
 };
 
 struct agent {
@@ -72,7 +89,14 @@ struct agent {
 	uint32_t rng;
 	const char *dump;
 	unsigned long requests, errors;
-	uint8_t *rbuf, *sbuf;
+	uint8_t *rbuf, *sbuf, *nbuf;
+	/* lost routes: per LID, the ports a neighbor said lead nowhere */
+	struct vf_ar_mask *lost;	/* [lid_cap] */
+	bool *announced;		/* [lid_cap]: we told our neighbors */
+	uint8_t *lft;			/* [lid_cap + LFT_BLOCK], read back */
+	bool eval_pending, in_eval;
+	uint32_t next_tid;
+	unsigned long notices_sent, notices_received, notices_acked;
 };
 
 static volatile sig_atomic_t stop;
@@ -105,6 +129,25 @@ static void tables_copy(struct tables *to, const struct tables *from,
 {
 	memcpy(to->groups, from->groups, a->group_cap * sizeof(*to->groups));
 	memcpy(to->lids, from->lids, a->lid_cap);
+	memcpy(to->nbrs, from->nbrs, sizeof(to->nbrs));
+}
+
+/* Forget every lost-route mark (new tables, or AR off). */
+static void clear_lost(struct agent *a)
+{
+	memset(a->lost, 0, a->lid_cap * sizeof(*a->lost));
+	memset(a->announced, 0, a->lid_cap * sizeof(*a->announced));
+}
+
+static unsigned count_lost(const struct agent *a, bool announced)
+{
+	static const struct vf_ar_mask zero;
+	unsigned n = 0;
+
+	for (unsigned l = 0; l < a->lid_cap; l++)
+		n += announced ? a->announced[l] :
+		     !!memcmp(&a->lost[l], &zero, sizeof(zero));
+	return n;
 }
 
 /* The active state in `vfabric ar` form, written atomically. */
@@ -132,10 +175,18 @@ static void write_dump(const struct agent *a)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", a->dump);
 	out = fopen(tmp, "w");
 	if (out) {
-		fprintf(out, "# ar-agent generation %u enable %d pause %d algorithm %u frequency %u threshold %u lost_route_only %d lid_top %u\n",
+		fprintf(out, "# ar-agent generation %u enable %d pause %d algorithm %u frequency %u threshold %u lost_route_only %d lid_top %u notices_sent %lu notices_received %lu notices_acked %lu lids_lost %u lids_marked %u\n",
 			a->gen_active, a->ctl.enable, a->paused,
 			a->ctl.algorithm, a->ctl.frequency, a->ctl.threshold,
-			a->ctl.lost_route_only, a->ctl.lid_top);
+			a->ctl.lost_route_only, a->ctl.lid_top,
+			a->notices_sent, a->notices_received,
+			a->notices_acked, count_lost(a, true),
+			count_lost(a, false));
+		fprintf(out, "# neighbors");
+		for (unsigned p = 0; p <= a->num_ports && p < NBRS; p++)
+			if (a->active.nbrs[p])
+				fprintf(out, " %u:%u", p, a->active.nbrs[p]);
+		fprintf(out, "\n");
 		vf_ar_dump_switch(out, a->guid, &sw,
 				  (uint16_t)(top ? top - 1 : 0));
 		if (fclose(out) == 0)
@@ -164,8 +215,15 @@ static uint16_t do_control(struct agent *a, const struct vf_arp_hdr *h,
 		} else {
 			if (a->paused && h->generation != a->gen_pending)
 				return VF_ARP_SEQUENCE;
-			if (a->paused)
+			if (a->paused) {
+				/* the SM's new tables: marks of the old ones
+				 * go; ports still down are looked at again */
 				tables_copy(&a->active, &a->staging, a);
+				clear_lost(a);
+				a->eval_pending = true;
+			}
+			if (!c.enable)
+				clear_lost(a);
 			a->paused = false;
 			a->gen_pending = 0;
 			a->ctl = c;
@@ -240,8 +298,16 @@ static uint16_t do_load(struct agent *a, const struct vf_arp_hdr *h,
 				return VF_ARP_BAD_FIELD;
 		for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK &&
 				     first + k <= a->num_ports; k++) {
-			a->ports[first + k].load = l[k] & ~VF_ARP_LOAD_DOWN;
-			a->ports[first + k].down = l[k] & VF_ARP_LOAD_DOWN;
+			struct vf_arsel_port *pt = &a->ports[first + k];
+			bool down = l[k] & VF_ARP_LOAD_DOWN;
+
+			if (down != pt->down) {
+				printf("ar-agent: port %u %s\n", first + k,
+				       down ? "down" : "up");
+				a->eval_pending = true;
+			}
+			pt->load = l[k] & ~VF_ARP_LOAD_DOWN;
+			pt->down = down;
 		}
 	}
 	for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK; k++) {
@@ -273,11 +339,71 @@ static uint16_t do_egress(struct agent *a, const struct vf_arp_hdr *h,
 	e.group = lid < a->ctl.lid_top && a->active.lids[lid] < a->ctl.group_top ?
 		  a->active.lids[lid] : VF_AR_NO_GROUP;
 	e.port = !a->ctl.enable ? e.static_port :
-		 (uint8_t)vf_arsel_choose(&p, e.group == VF_AR_NO_GROUP ? NULL :
-					  &a->active.groups[e.group],
-					  e.static_port, a->ports, a->num_ports,
-					  NULL, now_ms(), &a->rng);
+		 (uint8_t)vf_arsel_choose_lost(&p, e.group == VF_AR_NO_GROUP ?
+					       NULL : &a->active.groups[e.group],
+					       e.static_port, a->ports,
+					       a->num_ports, &a->lost[lid],
+					       NULL, now_ms(), &a->rng);
 	vf_arp_put_egress(mad, &e);
+	return VF_ARP_OK;
+}
+
+static uint16_t do_neighbors(struct agent *a, const struct vf_arp_hdr *h,
+			     uint8_t *mad)
+{
+	unsigned first = h->attr_mod * VF_ARP_NEIGHBORS_PER_BLOCK;
+	uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK];
+
+	if (vf_arp_check_neighbors(h->attr_mod, a->num_ports, NULL))
+		return VF_ARP_BAD_FIELD;
+	if (h->method == VF_ARP_SET) {
+		if (!a->paused || h->generation != a->gen_pending)
+			return VF_ARP_SEQUENCE;
+		vf_arp_get_neighbors(mad, n);
+		if (vf_arp_check_neighbors(h->attr_mod, a->num_ports, n))
+			return VF_ARP_BAD_FIELD;
+		memcpy(&a->staging.nbrs[first], n, sizeof(n));
+	}
+	vf_arp_put_neighbors(mad, &(a->paused ? &a->staging : &a->active)->nbrs[first]);
+	return VF_ARP_OK;
+}
+
+/* ARLostRoutes from a neighbor: mark (or unmark) our ports to it. */
+static uint16_t do_lost(struct agent *a, const struct vf_arp_hdr *h,
+			uint8_t *mad, uint16_t slid)
+{
+	unsigned first = h->attr_mod * VF_ARP_LOST_LIDS, nports = 0, nlids = 0;
+	struct vf_ar_mask to = { { 0 } };
+	struct vf_arp_lost l;
+
+	vf_arp_get_lost(mad, &l);
+	if (!l.sender)
+		l.sender = slid;
+	if (vf_arp_check_lost(h->attr_mod, a->lid_cap, &l))
+		return VF_ARP_BAD_FIELD;
+	a->notices_received++;
+	for (unsigned q = 1; q <= a->num_ports && q < NBRS; q++)
+		if (a->active.nbrs[q] == l.sender) {
+			to.w[(q - 1) / 64] |= 1ull << ((q - 1) % 64);
+			nports++;
+		}
+	for (unsigned k = 0; nports && k < VF_ARP_LOST_LIDS &&
+			     first + k < a->lid_cap; k++) {
+		struct vf_ar_mask *m = &a->lost[first + k];
+
+		if (!vf_arp_lost_has(&l, k))
+			continue;
+		nlids++;
+		for (unsigned w = 0; w < VF_AR_MASK_WORDS; w++)
+			m->w[w] = l.restored ? m->w[w] & ~to.w[w] :
+					       m->w[w] | to.w[w];
+	}
+	printf("ar-agent: ARLostRoutes%s from LID %u: %u LIDs, %u ports to it%s\n",
+	       l.restored ? " (restored)" : "", l.sender, nlids, nports,
+	       nports ? "" : " (not a neighbor: ignored)");
+	if (nlids)
+		a->eval_pending = true;
+	write_dump(a);
 	return VF_ARP_OK;
 }
 
@@ -317,8 +443,17 @@ static void handle_ar(struct agent *a, int len)
 		len = VF_ARP_USED;
 	memset(mad, 0, VF_ARP_MAD_SIZE);
 	memcpy(mad, umad_get_mad(a->rbuf), (size_t)len);
-	if (mad[3] & 0x80)
-		return;		/* a response: not ours to answer */
+	if (umad_status(a->rbuf))
+		return;		/* one of our notices bounced or timed out */
+	if (mad[3] & 0x80) {
+		/* a response: the ack of one of our notices, or nothing */
+		vf_arp_get_hdr(mad, &h);
+		if (h.attr_id == VF_ARP_LOST_ROUTES && !h.status) {
+			a->notices_acked++;
+			write_dump(a);
+		}
+		return;
+	}
 	a->requests++;
 	st = vf_arp_check_request(mad, (size_t)len, &h);
 	if (a->no_ar) {
@@ -335,6 +470,10 @@ static void handle_ar(struct agent *a, int len)
 		case VF_ARP_LIDS: st = do_lids(a, &h, mad); break;
 		case VF_ARP_LOAD: st = do_load(a, &h, mad); break;
 		case VF_ARP_EGRESS: st = do_egress(a, &h, mad); break;
+		case VF_ARP_NEIGHBORS: st = do_neighbors(a, &h, mad); break;
+		case VF_ARP_LOST_ROUTES:
+			st = do_lost(a, &h, mad, ntohs(addr->lid));
+			break;
 		}
 	}
 	if (st) {
@@ -395,11 +534,18 @@ static void handle_smp(struct agent *a, int len)
 	send_reply(a, dr ? a->smi_id : a->smp_id, VF_ARP_MAD_SIZE);
 }
 
-/* NumPorts from our own NodeInfo (a DR SMP of no hops); 0 when none. */
-static unsigned query_num_ports(struct agent *a)
+/*
+ * Get attr (amod) of our own switch with a DR SMP of no hops; the 64
+ * bytes of SMP data into out.  0, or -1 when nothing answers.  MADs that
+ * arrive meanwhile are served (an ARPortLoad or ARLostRoutes among them
+ * only sets eval_pending: evaluate() is not re-entered).
+ */
+static int smp_get(struct agent *a, uint16_t attr, uint32_t amod,
+		   uint8_t out[64])
 {
 	uint8_t *mad = umad_get_mad(a->sbuf);
 	uint64_t deadline = now_ms() + 2000;
+	uint8_t tid = (uint8_t)(0x40 | (a->next_tid++ & 0x3f));
 	int len;
 
 	memset(mad, 0, VF_ARP_MAD_SIZE);
@@ -407,26 +553,205 @@ static unsigned query_num_ports(struct agent *a)
 	mad[1] = 0x81;
 	mad[2] = 1;
 	mad[3] = 0x01;
-	mad[15] = 0x42;
-	mad[17] = ATTR_NODE_INFO;
+	mad[14] = 0x5a;			/* TID: ours, clear of OpenSM's */
+	mad[15] = tid;
+	mad[16] = (uint8_t)(attr >> 8);
+	mad[17] = (uint8_t)attr;
+	mad[20] = (uint8_t)(amod >> 24);
+	mad[21] = (uint8_t)(amod >> 16);
+	mad[22] = (uint8_t)(amod >> 8);
+	mad[23] = (uint8_t)amod;
 	memset(mad + 32, 0xff, 4);	/* DrSLID, DrDLID permissive */
 	umad_set_addr(a->sbuf, 0xffff, 0, 0, 0);
 	if (umad_send(a->fd, a->smi_id, a->sbuf, VF_ARP_MAD_SIZE, 1000, 0) < 0)
-		return 0;
+		return -1;
 	while (now_ms() < deadline) {
 		uint8_t *r = umad_get_mad(a->rbuf);
 
 		len = RECV_LEN;
 		if (umad_recv(a->fd, a->rbuf, &len, 500) < 0)
 			continue;
-		if (r[1] == 0x81 && r[3] == 0x81 && r[15] == 0x42)
-			return r[SMP_DATA + 3];
+		if (r[1] == 0x81 && r[3] == 0x81 && r[14] == 0x5a &&
+		    r[15] == tid) {
+			if (umad_status(a->rbuf) || (r[4] & 0x7f) || r[5])
+				return -1;
+			memcpy(out, r + SMP_DATA, 64);
+			return 0;
+		}
 		if (r[1] == VF_ARP_CLASS)
 			handle_ar(a, len);
 		else if (r[1] == 0x81 || r[1] == 0x01)
 			handle_smp(a, len);
 	}
-	return 0;
+	return -1;
+}
+
+/* NumPorts from our own NodeInfo; 0 when none. */
+static unsigned query_num_ports(struct agent *a)
+{
+	uint8_t d[64];
+
+	return smp_get(a, ATTR_NODE_INFO, 0, d) ? 0 : d[3];
+}
+
+/* Our LFT into a->lft; its top (LinearFDBTop, capped), or -1. */
+static int read_lft(struct agent *a)
+{
+	uint8_t d[64];
+	unsigned top;
+
+	if (smp_get(a, ATTR_SWITCH_INFO, 0, d))
+		return -1;
+	top = (unsigned)(d[6] << 8 | d[7]);
+	if (top >= a->lid_cap)
+		top = a->lid_cap - 1;
+	for (unsigned b = 0; b <= top / LFT_BLOCK; b++) {
+		if (smp_get(a, ATTR_LFT, b, d))
+			return -1;
+		memcpy(a->lft + b * LFT_BLOCK, d, LFT_BLOCK);
+	}
+	return (int)top;
+}
+
+/* Can this switch still reach lid: an up, unlost member of its choice? */
+static bool reachable(const struct agent *a, unsigned lid, unsigned sp)
+{
+	uint8_t g = lid < a->ctl.lid_top ? a->active.lids[lid] : VF_AR_NO_GROUP;
+	const struct vf_ar_mask *grp = g < a->ctl.group_top ?
+				       &a->active.groups[g] : NULL;
+
+	if (!grp || !vf_ar_mask_has(grp, sp))
+		return !a->ports[sp].down && !vf_ar_mask_has(&a->lost[lid], sp);
+	for (unsigned q = 1; q <= a->num_ports; q++)
+		if (vf_ar_mask_has(grp, q) && !a->ports[q].down &&
+		    !vf_ar_mask_has(&a->lost[lid], q))
+			return true;
+	return false;
+}
+
+/*
+ * ARLostRoutes for the LIDs of `which` (restored or lost) to every
+ * neighbor switch on an up port; a lost LID is not sent to a neighbor
+ * that told us it lost it (the sender, first of all).
+ */
+static void notify(struct agent *a, const bool *which, unsigned top,
+		   bool restored)
+{
+	uint16_t done[NBRS];
+	unsigned ndone = 0;
+
+	for (unsigned q = 1; q <= a->num_ports && q < NBRS; q++) {
+		uint16_t nb = a->active.nbrs[q];
+		struct vf_ar_mask to = { { 0 } };
+		bool seen = false;
+
+		if (!nb || nb == a->active.nbrs[0] || a->ports[q].down)
+			continue;
+		for (unsigned k = 0; k < ndone; k++)
+			seen |= done[k] == nb;
+		if (seen)
+			continue;
+		done[ndone++] = nb;
+		for (unsigned p = 1; p <= a->num_ports && p < NBRS; p++)
+			if (a->active.nbrs[p] == nb)
+				to.w[(p - 1) / 64] |= 1ull << ((p - 1) % 64);
+		for (unsigned b = 0; b <= top / VF_ARP_LOST_LIDS; b++) {
+			struct vf_arp_lost l = {
+				.restored = restored,
+				.sender = a->active.nbrs[0],
+			};
+			uint8_t *mad = umad_get_mad(a->nbuf);
+			unsigned n = 0;
+
+			for (unsigned k = 0; k < VF_ARP_LOST_LIDS; k++) {
+				unsigned lid = b * VF_ARP_LOST_LIDS + k;
+				bool told = false;
+
+				if (lid > top || !which[lid])
+					continue;
+				for (unsigned w = 0; w < VF_AR_MASK_WORDS; w++)
+					told |= (a->lost[lid].w[w] & to.w[w]) != 0;
+				if (told && !restored)
+					continue;
+				vf_arp_lost_add(&l, k);
+				n++;
+			}
+			if (!n)
+				continue;
+			vf_arp_init(mad, VF_ARP_SET,
+				    NOTICE_TID | (a->next_tid++ & 0xffffff),
+				    VF_ARP_LOST_ROUTES, b, a->gen_active);
+			vf_arp_put_lost(mad, &l);
+			umad_set_addr(a->nbuf, nb, 1, 0, QP1_QKEY);
+			if (umad_send(a->fd, a->ar_id, a->nbuf, VF_ARP_MAD_SIZE,
+				      0, 0) < 0) {
+				fprintf(stderr, "ar-agent: ARLostRoutes to LID %u: %s\n",
+					nb, strerror(errno));
+				continue;
+			}
+			a->notices_sent++;
+			printf("ar-agent: ARLostRoutes%s to LID %u: %u LIDs\n",
+			       restored ? " (restored)" : "", nb, n);
+		}
+	}
+}
+
+/*
+ * After a port went down or up, or a neighbor's notice: which LIDs did we
+ * lose, which are back; tell the neighbors.  Not re-entered (smp_get
+ * serves MADs meanwhile, which may ask for another round).
+ */
+static void evaluate(struct agent *a)
+{
+	bool *lost, *back;
+
+	if (a->in_eval || !a->eval_pending)
+		return;
+	a->in_eval = true;
+	lost = calloc(a->lid_cap, sizeof(*lost));
+	back = calloc(a->lid_cap, sizeof(*back));
+	while (lost && back && a->eval_pending) {
+		int top;
+		unsigned nlost = 0, nback = 0;
+
+		a->eval_pending = false;
+		if (!a->ctl.enable || a->paused || !a->active.nbrs[0])
+			break;		/* no AR, or tables being written */
+		top = read_lft(a);
+		if (top < 0) {
+			printf("ar-agent: cannot read the LFT: no notification\n");
+			break;
+		}
+		memset(lost, 0, a->lid_cap * sizeof(*lost));
+		memset(back, 0, a->lid_cap * sizeof(*back));
+		for (unsigned lid = 1; lid <= (unsigned)top; lid++) {
+			unsigned sp = a->lft[lid];
+			bool ok;
+
+			if (!sp || sp > a->num_ports)
+				continue;	/* ourselves, or no route */
+			ok = reachable(a, lid, sp);
+			if (!ok && !a->announced[lid]) {
+				lost[lid] = a->announced[lid] = true;
+				nlost++;
+			} else if (ok && a->announced[lid]) {
+				a->announced[lid] = false;
+				back[lid] = true;
+				nback++;
+			}
+		}
+		if (nlost || nback)
+			printf("ar-agent: %u LIDs lost, %u restored\n", nlost,
+			       nback);
+		if (nlost)
+			notify(a, lost, (unsigned)top, false);
+		if (nback)
+			notify(a, back, (unsigned)top, true);
+		write_dump(a);
+	}
+	free(lost);
+	free(back);
+	a->in_eval = false;
 }
 
 static int register_classes(struct agent *a)
@@ -494,6 +819,11 @@ static int serve(struct agent *a)
 	if (tables_alloc(&a->active, a->group_cap, a->lid_cap) ||
 	    tables_alloc(&a->staging, a->group_cap, a->lid_cap))
 		return 1;
+	a->lost = calloc(a->lid_cap, sizeof(*a->lost));
+	a->announced = calloc(a->lid_cap, sizeof(*a->announced));
+	a->lft = calloc(a->lid_cap + LFT_BLOCK, 1);
+	if (!a->lost || !a->announced || !a->lft)
+		return 1;
 	write_dump(a);
 	printf("ar-agent: switch 0x%016" PRIx64 " ports %u groups %u lids %u%s ready\n",
 	       a->guid, a->num_ports, a->group_cap, a->lid_cap,
@@ -510,6 +840,7 @@ static int serve(struct agent *a)
 			handle_ar(a, len);
 		else if (cls == 0x81 || cls == 0x01)
 			handle_smp(a, len);
+		evaluate(a);
 	}
 	printf("ar-agent: exiting after %lu AR requests (%lu errors)\n",
 	       a->requests, a->errors);
@@ -681,7 +1012,8 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	a.rbuf = calloc(1, umad_size() + RBUF_SIZE);
 	a.sbuf = calloc(1, umad_size() + RBUF_SIZE);
-	if (!a.rbuf || !a.sbuf)
+	a.nbuf = calloc(1, umad_size() + RBUF_SIZE);
+	if (!a.rbuf || !a.sbuf || !a.nbuf)
 		return 1;
 	return serve(&a);
 }

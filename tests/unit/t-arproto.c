@@ -74,6 +74,14 @@ static void test_checks(void)
 	mad[2] = 2;
 	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_BAD_VERSION, "class version 2");
 	EQ_U(vf_arp_check_request(mad, 20, &h), VF_ARP_BAD_FIELD, "shorter than the header");
+	vf_arp_init(mad, VF_ARP_GET, 1, VF_ARP_NEIGHBORS, 0, 0);
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_OK, "Get ARNeighbors is fine");
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_NEIGHBORS, 0, 0);
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_OK, "Set ARNeighbors is fine");
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_LOST_ROUTES, 0, 0);
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_OK, "Set ARLostRoutes is fine");
+	vf_arp_init(mad, VF_ARP_GET, 1, VF_ARP_LOST_ROUTES, 0, 0);
+	EQ_U(vf_arp_check_request(mad, 256, &h), VF_ARP_BAD_ATTR, "Get ARLostRoutes: a notice, not a table");
 }
 
 static void test_control_info(void)
@@ -149,6 +157,110 @@ static void test_tables(void)
 	OK(!memcmp(l, k, sizeof(l)), "ARPortLoad decodes back");
 }
 
+static void test_notify(void)
+{
+	uint8_t mad[VF_ARP_MAD_SIZE];
+	uint16_t n[64] = { 0 }, m[64];
+	struct vf_arp_lost l = { .sender = 0x1234 }, k;
+	char an[8];
+
+	n[0] = 0x0102;				/* port 64 of block 1 */
+	n[1] = 0xbfff;
+	n[63] = 7;
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_NEIGHBORS, 1, 3);
+	vf_arp_put_neighbors(mad, n);
+	OK(bytes_are(mad + 32, "0102 bfff 0000") && bytes_are(mad + 158, "0007") &&
+	   zero_from(mad, 160, 256), "ARNeighbors: 64 big-endian LIDs at 32..159");
+	vf_arp_get_neighbors(mad, m);
+	OK(!memcmp(n, m, sizeof(n)), "ARNeighbors decodes back");
+	EQ_U(vf_arp_check_neighbors(1, 127, n), VF_ARP_OK, "ARNeighbors block 1 of a 127-port switch");
+	EQ_U(vf_arp_check_neighbors(1, 100, n), VF_ARP_BAD_FIELD, "a neighbor on port 127 of a 100-port switch");
+	EQ_U(vf_arp_check_neighbors(1, 100, NULL), VF_ARP_OK, "Get block 1 of a 100-port switch");
+	EQ_U(vf_arp_check_neighbors(1, 36, NULL), VF_ARP_BAD_FIELD, "block 1 of a 36-port switch");
+	EQ_U(vf_arp_check_neighbors(4, 255, NULL), VF_ARP_BAD_FIELD, "block 4: past port 255");
+	n[1] = 0xc000;
+	EQ_U(vf_arp_check_neighbors(1, 127, n), VF_ARP_BAD_FIELD, "a multicast LID as a neighbor");
+
+	l.restored = true;
+	vf_arp_lost_add(&l, 0);
+	vf_arp_lost_add(&l, 9);
+	vf_arp_lost_add(&l, 1023);
+	vf_arp_lost_add(&l, 1024);		/* past the block: ignored */
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_LOST_ROUTES, 2, 0);
+	vf_arp_put_lost(mad, &l);
+	OK(bytes_are(mad + 32, "01 00 1234") && zero_from(mad, 36, 48) &&
+	   bytes_are(mad + 48, "0102") && bytes_are(mad + 175, "80") &&
+	   zero_from(mad, 50, 175) && zero_from(mad, 176, 256),
+	   "ARLostRoutes: restored, sender, bitmap of 1024 LIDs at 48..175");
+	vf_arp_get_lost(mad, &k);
+	OK(!memcmp(&l, &k, sizeof(l)), "ARLostRoutes decodes back");
+	OK(vf_arp_lost_has(&k, 9) && !vf_arp_lost_has(&k, 8) &&
+	   vf_arp_lost_has(&k, 1023) && !vf_arp_lost_has(&k, 1024),
+	   "ARLostRoutes bitmap: LID 1024b+8i+j is bit j of byte i");
+	EQ_U(vf_arp_check_lost(2, 8192, &l), VF_ARP_OK, "LIDs 2048-3071 on a switch of 8192");
+	EQ_U(vf_arp_check_lost(8, 8192, &l), VF_ARP_BAD_FIELD, "block 8 past 8192 LIDs");
+	EQ_U(vf_arp_check_lost(48, 0xC000, &l), VF_ARP_BAD_FIELD, "block 48: multicast LIDs");
+	l.sender = 0;
+	EQ_U(vf_arp_check_lost(0, 8192, &l), VF_ARP_BAD_FIELD, "no sender LID");
+	OK(!strcmp(vf_arp_attr_name(VF_ARP_NEIGHBORS, an), "ARNeighbors") &&
+	   !strcmp(vf_arp_attr_name(VF_ARP_LOST_ROUTES, an), "ARLostRoutes"),
+	   "the two new attributes have names");
+}
+
+static void test_select_lost(void)
+{
+	struct vf_arsel_params p = { .algorithm = VF_AR_GREEDY, .threshold = 3 };
+	struct vf_arsel_port ports[9] = { { 0 } };
+	struct vf_arsel_flow fl = { 0 };
+	struct vf_ar_mask g = { { 0 } }, lost = { { 0 } };
+	uint32_t rng = 7, before;
+	unsigned seen[9] = { 0 };
+
+	g.w[0] = 1u << 4 | 1u << 5 | 1u << 6;	/* ports 5, 6, 7 */
+	ports[6].load = 30;
+	ports[7].load = 10;
+	EQ_U(vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, NULL, 0, &rng), 5,
+	     "nothing lost: the static port");
+	EQ_U(vf_arsel_choose_lost(&p, &g, 5, ports, 8, NULL, NULL, 0, &rng), 5,
+	     "no lost mask: as vf_arsel_choose");
+	lost.w[0] = 1u << 4;			/* port 5 lost for this LID */
+	EQ_U(vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, NULL, 0, &rng), 7,
+	     "static port lost: Greedy moves to the least loaded member");
+	lost.w[0] |= 1u << 6;			/* and 7 */
+	EQ_U(vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, NULL, 0, &rng), 6,
+	     "a lost member is never picked, even the least loaded");
+	ports[6].down = true;
+	EQ_U(vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, NULL, 0, &rng), 5,
+	     "every member lost or down: the flow stays");
+	ports[6].down = false;
+	EQ_U(vf_arsel_choose_lost(&p, NULL, 5, ports, 8, &lost, NULL, 0, &rng), 5,
+	     "no group: the static port even when lost (nothing to choose)");
+	lost.w[0] = 1u << 4;
+	p.lost_route_only = true;
+	EQ_U(vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, &fl, 1000, &rng), 7,
+	     "LostRouteOnly: a lost port moves at once");
+	p.frequency = 7;
+	EQ_U(vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, &fl, 1001, &rng), 7,
+	     "the flow stays where it moved");
+	lost.w[0] = 1u << 6;			/* now 7 is lost, 5 is not */
+	EQ_U(vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, &fl, 1002, &rng), 5,
+	     "its new port lost: it moves again at once, whatever ARFrequency");
+	lost.w[0] = 1u << 4;
+	EQ_U(vf_arsel_choose(&p, &g, 5, ports, 8, &fl, 1003, &rng), 5,
+	     "the lost mask is per call: without it port 5 is fine");
+	p.lost_route_only = false;
+	p.algorithm = VF_AR_RANDOM;
+	lost.w[0] = 1u << 4 | 1u << 5;		/* 5 and 6 lost */
+	before = rng;
+	for (unsigned i = 0; i < 50; i++)
+		seen[vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, NULL, 0,
+					  &rng)]++;
+	EQ_U(seen[7], 50, "Random: only the member that is not lost");
+	rng = before;
+	OK(vf_arsel_choose_lost(&p, &g, 5, ports, 8, &lost, NULL, 0, &rng) == 7 &&
+	   rng != before, "reproducible: the same random state, the same choice");
+}
+
 static void test_select(void)
 {
 	struct vf_arsel_params p = { .algorithm = VF_AR_GREEDY, .threshold = 3 };
@@ -219,5 +331,7 @@ int main(void)
 	test_control_info();
 	test_tables();
 	test_select();
+	test_notify();
+	test_select_lost();
 	return tap_done();
 }
