@@ -93,6 +93,7 @@ struct agent {
 	/* lost routes: per LID, the ports a neighbor said lead nowhere */
 	struct vf_ar_mask *lost;	/* [lid_cap] */
 	bool *announced;		/* [lid_cap]: we told our neighbors */
+	bool *retract;			/* [lid_cap]: to tell "restored" */
 	uint8_t *lft;			/* [lid_cap + LFT_BLOCK], read back */
 	bool eval_pending, in_eval;
 	uint32_t next_tid;
@@ -132,9 +133,19 @@ static void tables_copy(struct tables *to, const struct tables *from,
 	memcpy(to->nbrs, from->nbrs, sizeof(to->nbrs));
 }
 
-/* Forget every lost-route mark (new tables, or AR off). */
+/*
+ * Forget every lost-route mark (new tables, or AR off).  What we had
+ * announced is retracted ("restored") at the next evaluate(): a neighbor
+ * the SM left unchanged would keep our mark otherwise; what is still
+ * lost with the new tables is announced again right after.
+ */
 static void clear_lost(struct agent *a)
 {
+	for (unsigned l = 0; l < a->lid_cap; l++)
+		if (a->announced[l]) {
+			a->retract[l] = true;
+			a->eval_pending = true;
+		}
 	memset(a->lost, 0, a->lid_cap * sizeof(*a->lost));
 	memset(a->announced, 0, a->lid_cap * sizeof(*a->announced));
 }
@@ -696,6 +707,15 @@ static void notify(struct agent *a, const bool *which, unsigned top,
 	}
 }
 
+static unsigned count_retract(const struct agent *a)
+{
+	unsigned n = 0;
+
+	for (unsigned l = 0; l < a->lid_cap; l++)
+		n += a->retract[l];
+	return n;
+}
+
 /*
  * After a port went down or up, or a neighbor's notice: which LIDs did we
  * lose, which are back; tell the neighbors.  Not re-entered (smp_get
@@ -715,8 +735,14 @@ static void evaluate(struct agent *a)
 		unsigned nlost = 0, nback = 0;
 
 		a->eval_pending = false;
-		if (!a->ctl.enable || a->paused || !a->active.nbrs[0])
-			break;		/* no AR, or tables being written */
+		if (a->paused || !a->active.nbrs[0])
+			break;		/* tables being written, or no LID */
+		if (count_retract(a)) {
+			notify(a, a->retract, a->lid_cap - 1, true);
+			memset(a->retract, 0, a->lid_cap * sizeof(*a->retract));
+		}
+		if (!a->ctl.enable)
+			break;
 		top = read_lft(a);
 		if (top < 0) {
 			printf("ar-agent: cannot read the LFT: no notification\n");
@@ -821,8 +847,9 @@ static int serve(struct agent *a)
 		return 1;
 	a->lost = calloc(a->lid_cap, sizeof(*a->lost));
 	a->announced = calloc(a->lid_cap, sizeof(*a->announced));
+	a->retract = calloc(a->lid_cap, sizeof(*a->retract));
 	a->lft = calloc(a->lid_cap + LFT_BLOCK, 1);
-	if (!a->lost || !a->announced || !a->lft)
+	if (!a->lost || !a->announced || !a->retract || !a->lft)
 		return 1;
 	write_dump(a);
 	printf("ar-agent: switch 0x%016" PRIx64 " ports %u groups %u lids %u%s ready\n",

@@ -11,19 +11,27 @@ tables.  Every (source host, destination host) pair whose static path
 (the LFTs read back) crosses the cable is then followed hop by hop, each
 switch's agent choosing the egress (AREgress) for the destination LID:
 
-- flows going up over the cable (from L001's hosts) are all delivered,
-  around the failure, while static routing alone loses every one of them;
-- flows coming down over it (to L001's hosts) reach S001, which has one
-  way down to L001 and no group: AR cannot save them without telling the
-  source leaves (no such notification exists yet), so they are expected
-  to be lost until the re-sweep (TAP TODO: an XPASS when that changes).
+- every agent holds the ARNeighbors of the fabric (ibnetdiscover);
+- flows going up over the cable (from L001's hosts) are delivered around
+  the failure by L001's own choice, while static routing alone loses
+  every one of them;
+- flows coming down over it (to L001's hosts) would die at S001, which
+  has one way down to L001 and no group: S001's agent tells its other
+  neighbors (ARLostRoutes), and the source leaves pick another spine for
+  L001's LIDs.  Within a bounded wait every crossing flow is delivered,
+  up and down, and no walk touches the dead cable.
+- the port back up at both agents: "restored" notices clear every mark,
+  and the flows are back on their static paths.
 
-Then the cable is really unlinked in ibsim: after OpenSM's re-sweep no
-agent's group holds a port without a link, every leaf's group for L001's
-LIDs leaves out its port to S001, and every flow is delivered again.
+Then the cable fails again and is really unlinked in ibsim: after
+OpenSM's re-sweep (new tables: the marks are cleared) no agent's group
+holds a port without a link, every leaf's group for L001's LIDs leaves out
+its port to S001, no agent holds a lost-route mark, and every flow is
+delivered again.
 """
 
 import os
+import time
 
 import topogen
 import vfsim
@@ -36,12 +44,16 @@ GREEDY = 1
 MAX_HOPS = 8
 
 
-def set_down(sim, lid, port):
-    """ARPortLoad Set at switch LID: `port` down, the rest of its block
-    idle; the answer (the block read back) as {port: raw load}."""
+SETTLE_S = 10
+DOWN = 0x80000000
+
+
+def set_down(sim, lid, port, down=True):
+    """ARPortLoad Set at switch LID: `port` down (or up), the rest of its
+    block idle; the answer (the block read back) as {port: raw load}."""
     block, at = divmod(port - 1, 32)
     loads = [0] * 32
-    loads[at] = 0x80000000
+    loads[at] = DOWN if down else 0
     res = request(sim, lid, f"2,0xff24,{block},0,"
                   + "".join(f"{v:08x}" for v in loads))
     if not res or not isinstance(res[0], tuple) or res[0][0] != 0:
@@ -49,6 +61,11 @@ def set_down(sim, lid, port):
     data = res[0][1]
     return {32 * block + k + 1: int.from_bytes(data[4 * k:4 * k + 4], "big")
             for k in range(32)}
+
+
+def hosts_of(nodes, leaf):
+    return [g for g, n in nodes.items()
+            if n["kind"] == "Ca" and n["links"][1][0] == leaf.guid]
 
 
 def flows(nodes):
@@ -117,6 +134,67 @@ def ar_walk(sim, nodes, lfts, todo, down=()):
     return done
 
 
+def notices(agents):
+    """{node: the notice counters of its agent's state line}."""
+    keys = ("notices_sent", "notices_received", "notices_acked",
+            "lids_lost", "lids_marked")
+    out = {}
+    for node, path in agents.dumps.items():
+        state, _ = agent_state(path)
+        out[node] = {k: state.get(k, 0) for k in keys}
+    return out
+
+
+def settled(agents, want_marks):
+    """Every notice sent has been received and acknowledged, and (when
+    want_marks) some switch holds marks, or (not) none does."""
+    n = notices(agents)
+    sent = sum(v["notices_sent"] for v in n.values())
+    got = sum(v["notices_received"] for v in n.values())
+    acked = sum(v["notices_acked"] for v in n.values())
+    marked = sum(v["lids_marked"] for v in n.values())
+    return (sent == got == acked and sent > 0 and
+            bool(marked) == want_marks) and n
+
+
+def stable_walk(sim, nodes, lfts, todo, down=()):
+    """ar_walk() until two walks in a row agree (bounded); the last one
+    and the number of walks."""
+    last, rounds = ar_walk(sim, nodes, lfts, todo, down), 1
+    end = time.monotonic() + SETTLE_S
+    while time.monotonic() < end:
+        cur = ar_walk(sim, nodes, lfts, todo, down)
+        rounds += 1
+        if cur == last:
+            break
+        last = cur
+    return last, rounds
+
+
+def check_neighbors(tap, sim, nodes, agents, switches):
+    """ARNeighbors block 0 read back from every agent: its own LID, then
+    each port's peer switch LID (0 for a host or no link), as
+    ibnetdiscover sees the fabric."""
+    bad = []
+    for node in switches:
+        guid = agents.guids[node]
+        want = [0] * 64
+        want[0] = nodes[guid]["lid"]
+        for port, (peer, _) in nodes[guid]["links"].items():
+            if port < 64 and nodes[peer]["kind"] == "Switch":
+                want[port] = nodes[peer]["lid"]
+        res = request(sim, nodes[guid]["lid"], "1,0xff26,0")
+        got = ([int.from_bytes(res[0][1][2 * k:2 * k + 2], "big")
+                for k in range(64)]
+               if res and isinstance(res[0], tuple) and res[0][0] == 0
+               else res)
+        if got != want:
+            bad.append(f"{node}: got {got} want {want}")
+    tap.ok(not bad, f"ARNeighbors of all {len(switches)} agents: their LID "
+           "and each port's peer switch, as ibnetdiscover sees the fabric",
+           "\n".join(bad))
+
+
 def name(nodes, guid):
     return nodes[guid]["desc"].split()[0]
 
@@ -144,16 +222,6 @@ def main():
     tap.done()
 
 
-def todo(tap, cond, msg, reason, diag=None):
-    """A TAP TODO point: expected to fail for now (automake: XFAIL; an
-    XPASS, once it holds, fails the run so that the test is updated)."""
-    tap.n += 1
-    print(f"{'' if cond else 'not '}ok {tap.n} - {msg} # TODO {reason}",
-          flush=True)
-    if diag and not cond:
-        tap.diag(diag)
-
-
 def run(tap, sim, fab, agents):
     conf = os.path.join(sim.workdir, "vfabric.xml")
     with open(conf, "w") as fh:
@@ -172,6 +240,7 @@ def run(tap, sim, fab, agents):
 
     topo = sim.discover(os.path.join(sim.workdir, "disc-1.out"))
     nodes = vfsim.parse_ibnetdiscover(vfsim.read_from(topo))
+    check_neighbors(tap, sim, nodes, agents, switches)
     lfts = vfsim.read_lfts(sim.dump_lfts(
         os.path.join(sim.workdir, "lfts-1.out")))
     leaf, spine = fab.nodes["L001"], fab.nodes["S001"]
@@ -209,7 +278,18 @@ def run(tap, sim, fab, agents):
            f"static routing alone loses exactly those {len(crossing)} flows",
            f"lost {len(lost)}, crossing {len(crossing)}")
 
-    walked = ar_walk(sim, nodes, lfts, crossing, down)
+    n = vfsim.wait_until(lambda: settled(agents, True), SETTLE_S,
+                         "the agents' notices", agents.check)
+    sent = {k: v["notices_sent"] for k, v in n.items() if v["notices_sent"]}
+    recv = {k: v["lids_marked"] for k, v in n.items() if v["lids_marked"]}
+    others = {k for k in switches if k.startswith("L") and k != "L001"}
+    tap.ok(n["S001"]["notices_sent"] >= len(others) and
+           n["S001"]["lids_lost"] >= len(hosts_of(nodes, leaf)) and
+           others <= set(recv),
+           f"S001 loses L001's LIDs and tells the other leaves: notices "
+           f"sent {sent}, LIDs marked {recv}", str(n))
+    walked, rounds = stable_walk(sim, nodes, lfts, crossing, down)
+    tap.diag(f"AREgress stable after {rounds} walks")
     ok_up = [f for f in up if walked[f][1] and
              not any(h in down for h in walked[f][0])]
     tap.ok(len(ok_up) == len(up),
@@ -221,16 +301,52 @@ def run(tap, sim, fab, agents):
         tap.diag("e.g. " + show(nodes, f, walked[f][0]) + "; static: "
                  + " ".join(f"{name(nodes, s)}/{p}"
                             for s, p in static[f][0]))
-    ok_dn = [f for f in dn if walked[f][1]]
-    stuck = {walked[f][0][-1] for f in dn if not walked[f][1]}
-    todo(tap, len(ok_dn) == len(dn),
-         f"AR: {len(ok_dn)} of {len(dn)} flows down over the failed cable "
-         "delivered", "S001 has one way down to L001 and the source leaves "
-         "are not told of the failure",
-         f"lost at {sorted((name(nodes, s), p) for s, p in stuck)}")
-    tap.ok(stuck <= {(spine.guid, sport)},
-           f"those flows are lost only at S001/{sport}, none elsewhere",
-           str(stuck))
+    ok_dn = [f for f in dn if walked[f][1] and
+             not any(h in down for h in walked[f][0])]
+    tap.ok(len(ok_dn) == len(dn),
+           f"AR + lost-route notices: {len(ok_dn)} of {len(dn)} flows down "
+           "over the failed cable delivered around it",
+           "\n".join(show(nodes, f, walked[f][0]) for f in dn
+                     if f not in ok_dn))
+    for f in dn[:1]:
+        tap.diag("e.g. " + show(nodes, f, walked[f][0]) + "; static: "
+                 + " ".join(f"{name(nodes, s)}/{p}"
+                            for s, p in static[f][0]))
+    ok = [f for f in crossing if walked[f][1]]
+    touched = [f for f in crossing
+               if any(h in down for h in walked[f][0])]
+    tap.ok(len(ok) == len(crossing) and not touched,
+           f"before any re-sweep: {len(ok)} of {len(crossing)} crossing "
+           "flows delivered, none touches the dead cable",
+           str([show(nodes, f, walked[f][0]) for f in touched]))
+
+    # the cable back: "restored" notices clear the marks
+    for node, port in (("L001", lport), ("S001", sport)):
+        set_down(sim, nodes[agents.guids[node]]["lid"], port, down=False)
+    n = vfsim.wait_until(lambda: settled(agents, False), SETTLE_S,
+                         "the restored notices", agents.check)
+    tap.ok(all(v["lids_lost"] == 0 and v["lids_marked"] == 0
+               for v in n.values()),
+           "cable back up: restored notices clear every mark", str(n))
+    walked, _ = stable_walk(sim, nodes, lfts, crossing)
+    back = [f for f in crossing if walked[f] == (static[f][0], True)]
+    tap.ok(len(back) == len(crossing),
+           f"{len(back)} of {len(crossing)} flows back on their static "
+           "paths", "\n".join(show(nodes, f, walked[f][0])
+                              for f in crossing if f not in back))
+
+    # it fails again, and this time for real
+    for node, port in (("L001", lport), ("S001", sport)):
+        set_down(sim, nodes[agents.guids[node]]["lid"], port)
+    vfsim.wait_until(lambda: settled(agents, True), SETTLE_S,
+                     "the agents' notices", agents.check)
+    walked, _ = stable_walk(sim, nodes, lfts, crossing, down)
+    ok = [f for f in crossing if walked[f][1] and
+          not any(h in down for h in walked[f][0])]
+    tap.ok(len(ok) == len(crossing),
+           f"it fails again: {len(ok)} of {len(crossing)} flows delivered "
+           "around it", "\n".join(show(nodes, f, walked[f][0])
+                                  for f in crossing if f not in ok))
 
     # the SM's turn
     sim.console(f'Unlink "L001"[{lport}]')
@@ -262,6 +378,11 @@ def run(tap, sim, fab, agents):
     tap.ok(not via_s001,
            "every leaf's group for L001's LIDs leaves S001 out",
            str(via_s001[:8]))
+    n = notices(agents)
+    tap.ok(all(v["lids_lost"] == 0 and v["lids_marked"] == 0
+               for v in n.values()),
+           "the SM's new tables clear every mark, and nothing is lost "
+           "with them", str(n))
     walked = ar_walk(sim, nodes, lfts, crossing)
     ok = [f for f in crossing if walked[f][1]]
     tap.ok(len(ok) == len(crossing),
