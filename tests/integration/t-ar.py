@@ -18,6 +18,8 @@ ar_algorithm=greedy in event_plugin_options (the option wins):
   tables equal the new offline ones;
 - the agent's egress choice (AREgress) moves off a congested static port
   to the least loaded member of the group (Greedy);
+- after the unlink L001's ARNeighbors (rewritten by the plugin) shows no
+  peer on the port;
 - malformed requests get error statuses, and the agent keeps answering;
 - AR disabled in the file + SIGHUP: the agents are told enable=0.
 """
@@ -131,6 +133,10 @@ def check_malformed(tap, sim, agents, topo):
         ("2,0xff23,0,999", 0x0100, "table Set while not paused"),
         ("2,0xff21,0,0," + "0109" + "00" * 10, 0x001C,
          "ARControl with algorithm 9"),
+        ("1,0xff26,4", 0x001C, "ARNeighbors block past port 255"),
+        ("2,0xff26,0,999", 0x0100, "ARNeighbors Set while not paused"),
+        ("1,0xff27,0", 0x000C, "Get of the notice ARLostRoutes"),
+        ("2,0xff27,60,0,00000001", 0x001C, "ARLostRoutes past the LIDs"),
         ("1,0xff20,0", 0x0000, "and then a good Get ARInfo"),
     ]
     res = request(sim, lid, *(c[0] for c in cases))
@@ -208,6 +214,16 @@ def run(tap, sim, fab, agents):
     tap.ok(not any(re.match(rf"group \d+ (.*,)?{port}(,|$)", line)
                    for line in tables[agents.guids["L001"]][1]),
            f"L001's groups no longer hold port {port}")
+    # ARNeighbors is one more table the plugin keeps a shadow of: the
+    # unlink rewrites L001's block (the port has no peer any more)
+    res = request(sim, lid_of(topo, agents.guids["L001"]), "1,0xff26,0")
+    nb = (res[0][1] if res and isinstance(res[0], tuple) and res[0][0] == 0
+          else b"")
+    tap.ok(len(nb) >= 128 and nb[2 * port:2 * port + 2] == b"\0\0" and
+           int.from_bytes(nb[0:2], "big") == lid_of(topo, agents.guids["L001"])
+           and any(nb[2:128]),
+           f"L001's ARNeighbors: its own LID, port {port} 0 after the unlink, "
+           "its other spines still there", str(res))
 
     check_egress(tap, sim, agents, topo, lfts)
     check_malformed(tap, sim, agents, topo)
