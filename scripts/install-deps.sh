@@ -4,6 +4,7 @@
 # Installs only what is missing; needs root (or sudo) when something is.
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config python3 valgrind
+python3-matplotlib
 opensm libopensm-dev libibumad-dev libxml2-dev
 ibsim-utils libumad2sim0 infiniband-diags"
 missing=
