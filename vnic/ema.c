@@ -294,7 +294,7 @@ void vf_ema_put_mac_entries(uint8_t *mad, const struct vf_ema_mac_slice *s,
 	vf_put16(d + 0, s->offset);
 	vf_put16(d + 2, s->num);
 	vf_put32(d + 4, s->digest);
-	for (unsigned i = 0; i < s->num && i < VF_EMA_MACS_PER_MAD; i++)
+	for (unsigned i = 0; e && i < s->num && i < VF_EMA_MACS_PER_MAD; i++)
 		put_mac_entry(d + VF_EMA_LIST_HDR + VF_EMA_MAC_ENTRY * i,
 			      &e[i]);
 }

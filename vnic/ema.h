@@ -248,7 +248,10 @@ void vf_ema_put_vport(uint8_t *mad, const struct vf_vport *v);
 uint16_t vf_ema_get_vport(const uint8_t *mad, size_t len, struct vf_vport *v,
 			  struct vf_ema_limits *lim);
 
-/* Header s and entries e[0..s->num) (num <= VF_EMA_MACS_PER_MAD). */
+/*
+ * Header s and entries e[0..s->num) (num <= VF_EMA_MACS_PER_MAD); e NULL:
+ * the header only (a Get request).
+ */
 void vf_ema_put_mac_entries(uint8_t *mad, const struct vf_ema_mac_slice *s,
 			    const struct vf_vport_mac *e);
 /*
