@@ -433,7 +433,7 @@ static int parse_args(struct endpoint *ep, int argc, char **argv)
 			break;
 		case O_PKEY:
 			if (parse_num(optarg, 1, 0xffff, &x) || !(x & 0x7fff))
-				bad = "--pkey wants a P_Key (0x0001-0xffff, not 0x8000)";
+				bad = "--pkey wants a P_Key, 0x0001-0xffff but 0x8000";
 			v->pkey = (uint16_t)x;
 			break;
 		case O_TAP: ep->tap_name = optarg; break;

@@ -17,7 +17,8 @@ other's peer), ep3 on vESW 2 (P_Key 0x8002, no peers).
   with a static neighbour entry the frames do reach ep3's LID, and ep3
   drops them as rx_bad_veswid;
 - ep3 -> ep1 fails: its broadcast has nowhere to go (tx_dlid_zero);
-- the counters show it, and every endpoint exits cleanly on SIGTERM.
+- the counters show it, and every endpoint exits cleanly on SIGTERM;
+- bad command lines are refused with exit status 2.
 Needs root (TAP devices, namespaces): skipped otherwise.
 """
 
@@ -226,6 +227,25 @@ def run(tap, sim, eps):
     eps.check()
 
 
+def usage_errors(tap):
+    """Bad command lines: a message naming the problem, exit status 2,
+    before anything is opened."""
+    base = ["--vesw", "1", "--pkey", "0x8001", "--tap", "x"]
+    cases = [([], "--vesw, --pkey and --tap are needed"),
+             (base + ["--vesw", "0"], "--vesw wants 1-4095"),
+             (base + ["--pkey", "0x8000"], "--pkey wants a P_Key"),
+             (base + ["--mtu", "20"], "--mtu wants 68-9000"),
+             (base + ["--peer", "zz=3"], "--peer wants MAC=LID or LID"),
+             (base + ["--mac", "01:00:00:00:00:01"], "--mac wants a unicast"),
+             (base + ["extra"], "no other arguments")]
+    for argv, msg in cases:
+        res = subprocess.run([ENDPOINT] + argv, capture_output=True,
+                             text=True, timeout=10)
+        tap.ok(res.returncode == 2 and msg in res.stderr,
+               f"usage error: {' '.join(argv[6:]) or 'no arguments'}: "
+               f"exit 2, '{msg}'", f"rc {res.returncode}: {res.stderr}")
+
+
 def main():
     tap = vfsim.Tap()
     if os.geteuid() != 0:
@@ -238,6 +258,7 @@ def main():
     vfsim.require_tools(tap)
     if not os.access(ENDPOINT, os.X_OK):
         tap.skip_all(f"vnic-endpoint not built ({ENDPOINT})")
+    usage_errors(tap)
     fab = topogen.fattree2(leaves=3, spines=2, hosts=2)
     with vfsim.Sim(fab, "vnicdata", tap=tap) as sim:
         eps = Endpoints(sim)
