@@ -12,8 +12,9 @@ topology offline.  For each of the three routings: the AR tables
 congestion model's backpressure on (the default) and off.  Reported: the
 busiest link's flows (mean over the runs) static and with AR, their ratio,
 and ftree's static maximum over each AR maximum; then a link-failure
-scenario (--fail K): flows lost static versus AR until the SM re-sweeps,
-AR's busiest link before it, and the static one after it re-routes.
+scenario (--fail K): flows lost until the SM re-sweeps, static, AR on
+switches that do not notify lost routes and AR on switches that do; AR's
+busiest link before the re-sweep, and the static one after it re-routes.
 Prints Markdown.
 """
 
@@ -124,7 +125,8 @@ def main():
                               for lk in fl["links"])
             fail_rows.append(
                 f"| {name} | {r['engine']} | {links} | "
-                f"{fmt(fl['static_lost'])} | {fmt(fl['ar_lost'])} | "
+                f"{fmt(fl['static_lost'])} | "
+                f"{fmt(fl['ar_lost_no_notify'])} | {fmt(fl['ar_lost'])} | "
                 f"{fmt(fl['ar_max'])} | {fmt(fl['rerouted_static_max'])} |")
     print(f"Random permutations, {args.runs} runs from seed {args.seed}; "
           "loads are flows on the busiest switch-to-switch link, mean over "
@@ -140,9 +142,9 @@ def main():
           f"{args.seed}); mean over the {args.runs} permutations.")
     print()
     print("| fabric | routing | failed links | flows lost static | "
-          "flows lost AR | AR max before re-sweep | static max after "
-          "re-route |")
-    print("|---|---|---|---|---|---|---|")
+          "flows lost AR, no notification | flows lost AR, notification | "
+          "AR max before re-sweep | static max after re-route |")
+    print("|---|---|---|---|---|---|---|---|")
     print("\n".join(fail_rows))
 
 

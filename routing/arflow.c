@@ -159,6 +159,7 @@ void vf_arflow_params_default(struct vf_arflow_params *p)
 		.rounds = 4,
 		.seed = 1,
 		.backpressure = true,
+		.notify = true,
 	};
 }
 
@@ -211,6 +212,7 @@ struct sim {
 	const struct vf_ar_tables *ar;	/* NULL: static */
 	const struct vf_flows *fl;
 	const bool *down;
+	bool *lost;			/* notify: vf_arflow_lost_routes() */
 	const struct vf_arsel_params *sel;
 	bool backpressure;		/* see downstream() */
 	uint32_t *loads;
@@ -297,22 +299,16 @@ static unsigned downstream(const struct sim *s, uint32_t p, unsigned lid)
 static unsigned egress(struct sim *s, const struct vf_node *n, unsigned lid,
 		       unsigned static_port)
 {
-	const struct vf_ar_switch *sw;
-	const struct vf_ar_mask *g;
-	uint8_t k;
+	const struct vf_ar_mask *g = vf_arflow_group(s->ar, n->sw, lid);
 
-	if (!s->ar || !s->ar->sw || lid > s->ar->max_lid)
+	if (!g)
 		return static_port;
-	sw = &s->ar->sw[n->sw];
-	k = sw->lid_group ? sw->lid_group[lid] : VF_AR_NO_GROUP;
-	if (k == VF_AR_NO_GROUP || k >= sw->num_groups)
-		return static_port;
-	g = &sw->groups[k];
 	for (unsigned q = 1; q <= n->num_ports; q++) {
 		uint32_t p = n->first_port + q;
 		unsigned load = s->loads[p];
 
-		s->ports[q].down = is_down(s, p);
+		s->ports[q].down = vf_arflow_port_lost(s->f, s->t, s->down,
+						       s->lost, p, lid);
 		if (s->backpressure && !s->ports[q].down &&
 		    vf_ar_mask_has(g, q)) {
 			unsigned more = downstream(s, s->f->ports[p].remote, lid);
@@ -431,6 +427,7 @@ static void sim_free(struct sim *s, uint32_t *own_loads)
 	free(s->start);
 	free(s->len);
 	free(s->fate);
+	free(s->lost);
 }
 
 /* Both placements: static when ar is NULL, else the AR model. */
@@ -451,6 +448,9 @@ static int run(const struct vf_fabric *f, const struct vf_lfts *t,
 	s.sel = &prm->sel;
 	s.backpressure = prm->backpressure;
 	s.rng = rng_from(prm->seed);
+	if (ar && down && prm->notify &&
+	    vf_arflow_lost_routes(f, t, ar, down, &s.lost))
+		return -ENOMEM;
 	if (!loads)
 		loads = own = malloc(sizeof(*loads) * (f->num_ports + 1));
 	s.loads = loads;

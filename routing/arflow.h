@@ -30,6 +30,23 @@
  * memory of a flow: the steady state after many ARFrequency intervals);
  * links are taken to be of equal rate.  Runs are reproducible: the only
  * randomness is the caller's seed.
+ *
+ * Lost-route notification (notify, the default): a switch whose port goes
+ * down tells its neighbor switches on its other up ports which LIDs it
+ * can no longer reach (their static port is that port and no other member
+ * of their group is up, or they have none); a neighbor treats its port
+ * toward the sender as down for those LIDs when it chooses among a group,
+ * and passes the news on when that leaves it no way on.  The model takes
+ * the state those messages converge to (vf_arflow_lost_routes()) before
+ * any flow is placed: switch s has lost LID l when its static port for l
+ * and every member of l's group are down or lost, a port being lost for
+ * l when the switch behind it has lost l.  The protocol never sends back
+ * to the sender; the fixed point does not need that rule, since a switch
+ * that has lost l has no choice left for l to change.  Alternates stay
+ * inside the SM's groups, so the routes stay free of credit loops.
+ * Without notify a switch sees only its own ports: the flows coming down
+ * a failed link of a tree are lost at its upper switch, which has no
+ * other way down, since the switches above it only see their own ports.
  */
 #ifndef VF_ARFLOW_H
 #define VF_ARFLOW_H
@@ -84,10 +101,11 @@ struct vf_arflow_params {
 	struct vf_arsel_params sel;	/* algorithm, threshold, ... */
 	unsigned rounds;		/* rebalancing rounds (4) */
 	bool backpressure;		/* see the model above (on) */
+	bool notify;			/* lost-route notification (on) */
 	uint32_t seed;			/* placement order and random picks */
 };
 
-/* GreedyRandom, threshold 3, 4 rounds, seed 1, backpressure. */
+/* GreedyRandom, threshold 3, 4 rounds, seed 1, backpressure, notify. */
 void vf_arflow_params_default(struct vf_arflow_params *p);
 
 struct vf_arflow_stats {
@@ -123,13 +141,37 @@ int vf_arflow_static(const struct vf_fabric *f, const struct vf_lfts *t,
 /*
  * Adaptive routing over the groups of ar (the model above); a flow is lost
  * at a switch whose choice is down (its static port is down and its group,
- * if any, has no member up).  0 or -ENOMEM.
+ * if any, has no member up; with notify, lost ports count as down for the
+ * LIDs lost behind them).  0 or -ENOMEM.
  */
 int vf_arflow_adaptive(const struct vf_fabric *f, const struct vf_lfts *t,
 		       const struct vf_ar_tables *ar,
 		       const struct vf_flows *fl, const bool *down,
 		       const struct vf_arflow_params *p, uint32_t *loads,
 		       struct vf_arflow_stats *st);
+
+/* Switch number sw's port group for lid in ar, or NULL (none, or no ar). */
+const struct vf_ar_mask *vf_arflow_group(const struct vf_ar_tables *ar,
+					 uint32_t sw, unsigned lid);
+
+/*
+ * The lost-route state the notifications converge to with the failed
+ * links down (the model above): (*lost)[sw * (t->max_lid + 1) + lid] is
+ * set when switch number sw has no way on for lid (malloc'd; all clear
+ * when down is NULL).  0 or -ENOMEM.
+ */
+int vf_arflow_lost_routes(const struct vf_fabric *f, const struct vf_lfts *t,
+			  const struct vf_ar_tables *ar, const bool *down,
+			  bool **lost);
+
+/*
+ * Port slot p of a switch cannot carry a flow for lid: unlinked, failed,
+ * or (lost from vf_arflow_lost_routes(), may be NULL) its peer switch has
+ * lost lid.
+ */
+bool vf_arflow_port_lost(const struct vf_fabric *f, const struct vf_lfts *t,
+			 const bool *down, const bool *lost, uint32_t p,
+			 unsigned lid);
 
 /*
  * After the SM reacts to the failed links: route f again with the

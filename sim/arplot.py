@@ -3,7 +3,8 @@
 """Draw the JSON of `vfabric arsim --json` as a PNG an admin can read:
 how many links carry how many flows, static routes versus adaptive
 routing; the busiest link of each; and, with failed links, the flows lost
-before the SM reacts and the load before and after it re-routes.
+before the SM reacts (AR with and without lost-route notification) and
+the load before and after it re-routes.
 
   arplot.py ARSIM.json -o PLOT.png      (or `vfabric arsim ... --plot PNG`)
 
@@ -15,7 +16,7 @@ import json
 import os
 import sys
 
-STATIC, ADAPTIVE = "#c44e52", "#4c72b0"
+STATIC, ADAPTIVE, QUIET = "#c44e52", "#4c72b0", "#9fb7db"
 
 
 def histogram(ax, res):
@@ -44,22 +45,35 @@ def annotate(ax, bars):
 
 def summary(ax, res):
     """Max load (mean over runs) and, with failures, lost flows and the
-    load before and after the SM re-routes."""
+    load before and after the SM re-routes; with notification on, a third
+    bar for AR on switches without it, where it differs (before the
+    re-route)."""
     labels = ["max load"]
     st = [res["static"]["max"]]
     ar = [res["adaptive"]["max"]]
+    quiet = []
     fail = res.get("failure")
+    notify = res.get("notify", False)
     if fail:
         labels += ["flows lost\n(until re-route)",
                    "max load\nlink(s) failed", "max load\nafter re-route"]
         st += [fail["static_lost"], fail["static_max"],
                fail["rerouted_static_max"]]
         ar += [fail["ar_lost"], fail["ar_max"], fail["rerouted_ar_max"]]
+        if notify:
+            quiet = [fail["ar_lost_no_notify"], fail["ar_max_no_notify"]]
     xs = range(len(labels))
-    annotate(ax, ax.bar([x - 0.2 for x in xs], st, width=0.4, color=STATIC,
-                        label="static (LFT)"))
-    annotate(ax, ax.bar([x + 0.2 for x in xs], ar, width=0.4,
-                        color=ADAPTIVE, label="adaptive routing"))
+    w = 0.27 if quiet else 0.4
+    ar_label = "adaptive routing" + (
+        ", lost-route notification" if quiet else
+        ", no notification" if fail else "")
+    annotate(ax, ax.bar([x - w / 2 - (w / 2 if quiet else 0) for x in xs],
+                        st, width=w, color=STATIC, label="static (LFT)"))
+    annotate(ax, ax.bar([x + w / 2 - (w / 2 if quiet else 0) for x in xs],
+                        ar, width=w, color=ADAPTIVE, label=ar_label))
+    if quiet:
+        annotate(ax, ax.bar([1 + w, 2 + w], quiet, width=w, color=QUIET,
+                            label="adaptive routing, no notification"))
     ax.set_xticks(list(xs))
     ax.set_xticklabels(labels)
     ax.set_ylabel("flows")
@@ -70,7 +84,7 @@ def summary(ax, res):
     if fail:
         title += f", {len(fail['links'])} link(s) failed"
     ax.set_title(title)
-    ax.set_ylim(top=max(st + ar + [1]) * 1.25)
+    ax.set_ylim(top=max(st + ar + quiet + [1]) * (1.45 if quiet else 1.25))
     ax.legend(loc="upper right")
 
 

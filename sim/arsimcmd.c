@@ -34,7 +34,8 @@ static const char usage_line[] =
 	"       [--pattern perm|all2all|hotspot|shift] [--shift K] [--seed N]\n"
 	"       [--runs N] [--fail N | --fail-link GUID:PORT...]\n"
 	"       [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
-	"       [--rounds N] [--no-backpressure] [--json FILE|-] [--plot PNG]\n";
+	"       [--rounds N] [--no-backpressure] [--no-notify]\n"
+	"       [--json FILE|-] [--plot PNG]\n";
 
 struct arsim_args {
 	const char *topo, *lfts, *ardump, *json, *plot;
@@ -63,6 +64,7 @@ struct arsim_result {
 	struct agg s_max, s_mean, s_used, a_max, a_mean, a_used;
 	/* with failed links */
 	struct agg s_lost, a_lost, s_fmax, a_fmax, rr_smax, rr_amax, rr_lost;
+	struct agg n_lost, n_fmax;	/* AR without notification */
 	uint32_t *hist_s, *hist_a;	/* first run: links per load */
 	unsigned hist_len;
 	struct { unsigned s_max, a_max; } *per_run;
@@ -129,6 +131,7 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		{ "threshold", required_argument, NULL, 'T' },
 		{ "rounds", required_argument, NULL, 'R' },
 		{ "no-backpressure", no_argument, NULL, 'B' },
+		{ "no-notify", no_argument, NULL, 'N' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -149,6 +152,7 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		case 'j': a->json = optarg; break;
 		case 'P': a->plot = optarg; break;
 		case 'B': a->prm.backpressure = false; break;
+		case 'N': a->prm.notify = false; break;
 		case 'p':
 			p = vf_flow_pattern_parse(optarg);
 			if (p < 0)
@@ -280,13 +284,14 @@ static uint32_t *histogram(const struct vf_fabric *f, const bool *down,
 }
 
 /* One run: the pattern with seed, static and AR, with and without
- * failures; the first run also keeps the load histograms. */
+ * failures (AR also without notification, to show what it saves); the
+ * first run also keeps the load histograms. */
 static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 		   const struct vf_lfts *t, const struct vf_ar_tables *ar,
 		   const bool *down, unsigned run, struct arsim_result *res)
 {
-	struct vf_arflow_params prm = a->prm;
-	struct vf_arflow_stats s, d, fs, fa, rs, ra;
+	struct vf_arflow_params prm = a->prm, quiet;
+	struct vf_arflow_stats s, d, fs, fa, fn, rs, ra;
 	uint32_t *ls = NULL, *la = NULL;
 	struct vf_flows fl;
 	int rc;
@@ -327,6 +332,13 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 		if (vf_arflow_static(f, t, &fl, down, NULL, &fs) ||
 		    vf_arflow_adaptive(f, t, ar, &fl, down, &prm, NULL, &fa))
 			goto nomem;
+		quiet = prm;
+		quiet.notify = false;
+		if (!prm.notify)
+			fn = fa;
+		else if (vf_arflow_adaptive(f, t, ar, &fl, down, &quiet, NULL,
+					    &fn))
+			goto nomem;
 		rc = vf_arflow_reroute(f, down, &fl, &prm, &rs, &ra);
 		if (rc) {
 			fprintf(stderr, "vfabric: arsim: shortestpath cannot re-route %s without the failed links: %s\n",
@@ -337,6 +349,8 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 		agg_add(&res->a_lost, fa.lost);
 		agg_add(&res->s_fmax, fs.max);
 		agg_add(&res->a_fmax, fa.max);
+		agg_add(&res->n_lost, fn.lost);
+		agg_add(&res->n_fmax, fn.max);
 		agg_add(&res->rr_smax, rs.max);
 		agg_add(&res->rr_amax, ra.max);
 		agg_add(&res->rr_lost, rs.lost + rs.unrouted);
@@ -388,9 +402,10 @@ static void print_table(FILE *out, const struct arsim_args *a,
 		vf_flow_pattern_name(a->pattern), r->flows,
 		a->runs > 1 ? " per run" : "", a->runs, a->runs > 1 ? "s" : "",
 		a->seed);
-	fprintf(out, "adaptive       %s, threshold %u, %u rounds, backpressure %s; tables %s\n",
+	fprintf(out, "adaptive       %s, threshold %u, %u rounds, backpressure %s, notification %s; tables %s\n",
 		algorithm_name(a->prm.sel.algorithm), a->prm.sel.threshold,
 		a->prm.rounds, a->prm.backpressure ? "on" : "off",
+		a->prm.notify ? "on" : "off",
 		a->ardump ? a->ardump : "computed (fine-grained)");
 	fprintf(out, "fabric links   %u directed switch-to-switch links\n",
 		r->links);
@@ -409,13 +424,18 @@ static void print_table(FILE *out, const struct arsim_args *a,
 	if (!down)
 		return;
 	print_failed(out, f, down);
-	fprintf(out, "%-14s %10.2f %10.2f   flows on failed links, lost until the SM re-routes\n",
-		"lost flows", mean(a, &r->s_lost), mean(a, &r->a_lost));
-	fprintf(out, "%-14s %10.2f %10.2f   max load before the SM reacts\n",
-		"failed max", mean(a, &r->s_fmax), mean(a, &r->a_fmax));
-	fprintf(out, "%-14s %10.2f %10.2f   max load after the SM re-routes (shortestpath), %.2f flows lost\n",
+	/* the third column: AR when the switches do not notify lost routes */
+	fprintf(out, "%-14s %10s %10s %10s\n", "", "static", "adaptive",
+		"no notify");
+	fprintf(out, "%-14s %10.2f %10.2f %10.2f   flows on failed links, lost until the SM re-routes\n",
+		"lost flows", mean(a, &r->s_lost), mean(a, &r->a_lost),
+		mean(a, &r->n_lost));
+	fprintf(out, "%-14s %10.2f %10.2f %10.2f   max load before the SM reacts\n",
+		"failed max", mean(a, &r->s_fmax), mean(a, &r->a_fmax),
+		mean(a, &r->n_fmax));
+	fprintf(out, "%-14s %10.2f %10.2f %10s   max load after the SM re-routes (shortestpath), %.2f flows lost\n",
 		"re-routed max", mean(a, &r->rr_smax), mean(a, &r->rr_amax),
-		mean(a, &r->rr_lost));
+		"", mean(a, &r->rr_lost));
 }
 
 static void json_agg(FILE *out, const char *key, const struct arsim_args *a,
@@ -469,10 +489,12 @@ static void print_json(FILE *out, const struct arsim_args *a,
 	vf_json_string(out, a->ardump ? a->ardump : "computed");
 	fprintf(out, ",\"pattern\":\"%s\",\"seed\":%u,\"runs\":%u,"
 		"\"algorithm\":\"%s\",\"threshold\":%u,\"rounds\":%u,"
-		"\"backpressure\":%s,\"flows\":%u,\"fabric_links\":%u,",
+		"\"backpressure\":%s,\"notify\":%s,\"flows\":%u,"
+		"\"fabric_links\":%u,",
 		vf_flow_pattern_name(a->pattern), a->seed, a->runs,
 		algorithm_name(a->prm.sel.algorithm), a->prm.sel.threshold,
 		a->prm.rounds, a->prm.backpressure ? "true" : "false",
+		a->prm.notify ? "true" : "false",
 		r->flows, r->links);
 	fputs("\"static\":{", out);
 	json_agg(out, "max", a, &r->s_max);
@@ -511,6 +533,10 @@ static void print_json(FILE *out, const struct arsim_args *a,
 	json_agg(out, "static_max", a, &r->s_fmax);
 	fputc(',', out);
 	json_agg(out, "ar_max", a, &r->a_fmax);
+	fputc(',', out);
+	json_agg(out, "ar_lost_no_notify", a, &r->n_lost);
+	fputc(',', out);
+	json_agg(out, "ar_max_no_notify", a, &r->n_fmax);
 	fputc(',', out);
 	json_agg(out, "rerouted_static_max", a, &r->rr_smax);
 	fputc(',', out);

@@ -4,7 +4,7 @@
 numbers agree with each other and with the fabric, an AR dump from
 `vfabric ar` giving what arsim computes itself, failed links (lost flows,
 re-route), the PNG of --plot, usage errors and bad files named by
-file:line."""
+file:line; lost-route notification on and off (--no-notify)."""
 
 import json
 import os
@@ -117,6 +117,37 @@ def failures(tap, dump):
     tap.ok(fail and fail["rerouted_lost"] == 0 and
            fail["rerouted_static_max"] > 0,
            "after the SM re-routes no flow is lost", fail)
+    # spine001 tells the other leaves it lost leaf001's hosts: they send
+    # those flows through spine002; without that they die at spine001
+    tap.ok(rep.get("notify") is True and fail and fail["ar_lost"] == 0 and
+           0 < fail["ar_lost_no_notify"] < fail["static_lost"] and
+           fail["ar_lost_no_notify_worst"] >= fail["ar_lost_no_notify"],
+           "notification (default): AR loses none; without it, some",
+           fail)
+    res = arsim("--lfts", dump, "--runs", "4", "--pattern", "all2all",
+                "--fail-link", LEAF1_UPLINK, "--no-notify", "--json", "-")
+    quiet = as_json(res)
+    qf = quiet.get("failure") or {}
+    tap.ok(quiet.get("notify") is False and fail and qf and
+           qf["ar_lost"] == qf["ar_lost_no_notify"] ==
+           fail["ar_lost_no_notify"] and
+           qf["ar_max"] == fail["ar_max_no_notify"] and
+           qf["static_lost"] == fail["static_lost"] and
+           quiet["adaptive"] == rep["adaptive"],
+           "--no-notify: AR's numbers are the no-notify ones, the rest "
+           "unchanged", (qf, fail))
+    res = arsim("--lfts", dump, "--runs", "4", "--pattern", "all2all",
+                "--fail-link", LEAF1_UPLINK)
+    row = re.search(r"^lost flows +(\d+\.\d\d) +(\d+\.\d\d) +"
+                    r"(\d+\.\d\d) ", res.stdout, re.M)
+    tap.ok(row and fail and
+           [float(x) for x in row.groups()] ==
+           [round(fail[k], 2) for k in ("static_lost", "ar_lost",
+                                        "ar_lost_no_notify")] and
+           re.search(r"^ +static +adaptive +no notify$", res.stdout, re.M)
+           and "notification on" in res.stdout,
+           "the table: lost flows static, AR, AR without notification",
+           res.stdout)
     res = arsim("--lfts", dump, "--fail", "2")
     tap.ok(res.returncode == 0 and
            len(re.findall(r"^failed link ", res.stdout, re.M)) == 2 and

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "routing/arflow.h"
 #include "routing/engine.h"
@@ -195,43 +196,143 @@ static void test_ar_not_worse(void)
 	routed_free(&r);
 }
 
+/* The switch node a host LID's CA port hangs off (its leaf); VF_NONE for
+ * a switch's LID or one not in use. */
+static uint32_t leaf_of(const struct vf_fabric *f, unsigned lid)
+{
+	uint32_t p = f->lid_port[lid];
+
+	if (p == VF_NONE || vf_is_switch(&f->nodes[f->ports[p].node]) ||
+	    f->ports[p].remote == VF_NONE)
+		return VF_NONE;
+	return f->ports[f->ports[p].remote].node;
+}
+
+/* Flow i's static path (the LFTs from its source) uses port slot p. */
+static bool crosses(const struct routed *r, const struct vf_flow *fw,
+		    uint32_t p)
+{
+	const struct vf_fabric *f = r->f;
+	uint32_t q = fw->src;
+
+	for (unsigned hops = 0; hops <= f->num_switches; hops++) {
+		const struct vf_node *n;
+		unsigned e;
+
+		if (q == p)
+			return true;
+		q = f->ports[q].remote;
+		n = &f->nodes[f->ports[q].node];
+		if (!vf_is_switch(n))
+			return false;
+		e = vf_lft_row(&r->t, n->sw)[fw->dlid];
+		if (!e || e > n->num_ports)
+			return false;
+		q = n->first_port + e;
+	}
+	return false;
+}
+
+static uint32_t count_crossing(const struct routed *r,
+			       const struct vf_flows *fl, uint32_t p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < fl->n; i++)
+		n += crosses(r, &fl->v[i], p);
+	return n;
+}
+
+static bool is_lost(const struct routed *r, const bool *lost,
+		    const char *sw, unsigned lid)
+{
+	uint32_t node = vf_fabric_find_name(r->f, sw);
+
+	return lost[(size_t)r->f->nodes[node].sw * (r->t.max_lid + 1u) + lid];
+}
+
 /*
  * A failed uplink of a tree with single links: static routing loses
  * exactly the flows routed over it.  AR saves those going up it (the leaf
- * has another uplink) but not all of those coming down it: the spine has
- * no other way down and the leaves above it only see their own ports.
+ * has another uplink); without notification not those coming down it:
+ * the spine has no other way down and the leaves above it only see their
+ * own ports.  With notification the spine tells the other leaves, which
+ * send L0's flows to the other spine: nothing is lost.
  */
 static void test_failed_uplink(void)
 {
 	struct routed r;
 	struct vf_flows fl;
-	struct vf_arflow_params p;
-	struct vf_arflow_stats s, a, rs, ra;
-	uint32_t *loads, up, down_port;
-	bool *down;
+	struct vf_arflow_params p, quiet, stay;
+	struct vf_arflow_stats s, a, n, rs, ra;
+	uint32_t *loads, up, down_port, by_s0 = 0, l0;
+	bool *down, *lost, ok;
 
 	OK(!routed_init(&r, fat_tree(4, 2, 4, 0)), "route a 4x4 + 2 tree");
 	vf_arflow_params_default(&p);
+	OK(p.notify, "notification is on by default");
+	quiet = p;
+	quiet.notify = false;
 	loads = calloc(r.f->num_ports, sizeof(*loads));
 	down = calloc(r.f->num_ports, sizeof(*down));
 	vf_flows_make(r.f, VF_FLOW_ALL2ALL, 1, 0, &fl);
 	vf_arflow_static(r.f, &r.t, &fl, NULL, loads, &s);
 	up = slot(r.f, "L0", 5);
 	down_port = slot(r.f, "S0", 1);
+	l0 = vf_fabric_find_name(r.f, "L0");
+	/* by the LFTs: flows from the other leaves into L0 over port 5 (S0) */
+	for (uint32_t i = 0; i < fl.n; i++) {
+		uint32_t src_leaf = r.f->ports[r.f->ports[fl.v[i].src].remote].node;
+
+		by_s0 += src_leaf != l0 && leaf_of(r.f, fl.v[i].dlid) == l0 &&
+			 vf_lft_row(&r.t, r.f->nodes[src_leaf].sw)[fl.v[i].dlid] == 5;
+	}
+	/* shortestpath spreads L0's 4 LIDs 2 per spine: 12 hosts x 2 */
+	EQ_U(by_s0, 24, "24 flows come down S0 -> L0 by the static routes");
+	EQ_U(count_crossing(&r, &fl, down_port), by_s0,
+	     "the path walk agrees");
 	vf_arflow_fail(r.f, down, up);
 	OK(down[up] && down[down_port], "both ends of the link are down");
 	vf_arflow_static(r.f, &r.t, &fl, down, NULL, &s);
-	OK(loads[up] > 0 && loads[down_port] > 0,
+	OK(loads[up] > 0 && loads[down_port] == by_s0,
 	   "the link carried flows both ways");
 	EQ_U(s.lost, loads[up] + loads[down_port],
 	     "static loses exactly the flows routed over it");
+	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &quiet, NULL, &n);
+	OK(n.lost > 0 && n.lost <= 12 * 4,
+	   "AR without notification loses only flows into L0 via S0");
+	OK(n.lost < s.lost, "AR loses fewer than static");
+	/* flows move only off a down port: AR keeps the static spine choice */
+	stay = quiet;
+	stay.sel.lost_route_only = true;
+	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &stay, NULL, &n);
+	EQ_U(n.lost, by_s0,
+	     "LostRouteOnly, no notification: exactly the flows down S0 -> L0");
+	stay.notify = true;
+	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &stay, NULL, &n);
+	EQ_U(n.lost + n.unrouted, 0, "LostRouteOnly with notification: none");
 	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &p, NULL, &a);
-	OK(a.lost > 0 && a.lost <= 12 * 4,
-	   "AR loses only flows into L0 from other leaves (via S0)");
-	OK(a.lost < s.lost, "AR loses fewer than static");
+	EQ_U(a.lost, 0, "AR with notification loses no flow");
 	EQ_U(a.unrouted, 0, "and misroutes none");
 	EQ_U(a.links, s.links, "the statistics skip the failed link");
 	EQ_U(s.links, 4 * 2 * 2 - 2, "14 directed fabric links are up");
+	OK(!vf_arflow_lost_routes(r.f, &r.t, &r.ar, down, &lost),
+	   "the lost-route state");
+	ok = true;
+	for (unsigned lid = 1; lid <= r.f->max_lid; lid++) {
+		if (leaf_of(r.f, lid) == VF_NONE)
+			continue;	/* the hosts' LIDs: what flows go to */
+		ok &= is_lost(&r, lost, "S0", lid) == (leaf_of(r.f, lid) == l0);
+		ok &= !is_lost(&r, lost, "L1", lid) &&
+		      !is_lost(&r, lost, "L0", lid) &&
+		      !is_lost(&r, lost, "S1", lid);
+		ok &= vf_arflow_port_lost(r.f, &r.t, down, lost,
+					  slot(r.f, "L1", 5), lid) ==
+		      is_lost(&r, lost, "S0", lid);
+	}
+	OK(ok, "S0 has lost exactly L0's hosts; L1 sees its port to S0 lost "
+	   "for them alone; no leaf and not S1 has lost a host");
+	free(lost);
 	OK(!vf_arflow_reroute(r.f, down, &fl, &p, &rs, &ra),
 	   "the SM re-routes around the link");
 	EQ_U(rs.lost + rs.unrouted + ra.lost + ra.unrouted, 0,
@@ -244,6 +345,109 @@ static void test_failed_uplink(void)
 	vf_flows_free(&fl);
 	free(down);
 	free(loads);
+	routed_free(&r);
+}
+
+/*
+ * No alternative anywhere: a leaf cut off from both spines, and a host's
+ * only cable.  Notification cannot save these flows, only spread the news
+ * up to the source leaves.
+ */
+static void test_no_way_round(void)
+{
+	struct routed r;
+	struct vf_flows fl;
+	struct vf_arflow_params p, quiet;
+	struct vf_arflow_stats s, a, n;
+	bool *down, *lost, ok = true;
+	unsigned h00;
+
+	OK(!routed_init(&r, fat_tree(4, 2, 4, 0)), "route a 4x4 + 2 tree");
+	vf_arflow_params_default(&p);
+	quiet = p;
+	quiet.notify = false;
+	down = calloc(r.f->num_ports, sizeof(*down));
+	vf_flows_make(r.f, VF_FLOW_ALL2ALL, 1, 0, &fl);
+	vf_arflow_fail(r.f, down, slot(r.f, "L0", 5));
+	vf_arflow_fail(r.f, down, slot(r.f, "L0", 6));
+	vf_arflow_static(r.f, &r.t, &fl, down, NULL, &s);
+	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &p, NULL, &a);
+	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &quiet, NULL, &n);
+	/* L0's 4 hosts to the 12 others, and back */
+	EQ_U(s.lost, 96, "L0 cut off: static loses its 96 flows in and out");
+	EQ_U(n.lost, 96, "so does AR without notification");
+	EQ_U(a.lost, 96, "and with it: there is no way round");
+	vf_arflow_lost_routes(r.f, &r.t, &r.ar, down, &lost);
+	h00 = r.f->ports[slot(r.f, "H0_0", 1)].base_lid;
+	OK(is_lost(&r, lost, "S0", h00) && is_lost(&r, lost, "S1", h00) &&
+	   is_lost(&r, lost, "L3", h00),
+	   "both spines lose H0_0, and the news reaches the other leaves");
+	for (unsigned lid = 1; lid <= r.f->max_lid; lid++)
+		if (leaf_of(r.f, lid) != VF_NONE)
+			ok &= is_lost(&r, lost, "L0", lid) ==
+			      (leaf_of(r.f, lid) !=
+			       vf_fabric_find_name(r.f, "L0"));
+	OK(ok, "L0 has lost every host but its own");
+	free(lost);
+	memset(down, 0, r.f->num_ports * sizeof(*down));
+	vf_arflow_fail(r.f, down, slot(r.f, "H0_0", 1));
+	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &p, NULL, &a);
+	EQ_U(a.lost, 2 * 15, "H0_0's cable: its 15 flows out and 15 in");
+	vf_flows_free(&fl);
+	free(down);
+	routed_free(&r);
+}
+
+/*
+ * A 3-level tree, an agg-core cable failed: C001 has no other way into
+ * pod 1, but the aggregation switches of pod 2 have another core.
+ */
+static void test_failed_core_link(void)
+{
+	struct routed r;
+	struct vf_flows fl;
+	struct vf_arflow_params p, stay;
+	struct vf_arflow_stats s, a, n;
+	uint32_t core_down, agg_up;
+	bool *down, *lost;
+	unsigned cn1, cn7;
+
+	if (!OK(!routed_init(&r, golden_fabric("ft3-small.net")),
+		"route ft3-small.net (2 pods, 4 cores)")) {
+		routed_free(&r);
+		return;
+	}
+	vf_arflow_params_default(&p);
+	down = calloc(r.f->num_ports, sizeof(*down));
+	vf_flows_make(r.f, VF_FLOW_ALL2ALL, 1, 0, &fl);
+	agg_up = slot(r.f, "A001", 3);
+	core_down = slot(r.f, "C001", 1);
+	vf_arflow_fail(r.f, down, agg_up);
+	vf_arflow_static(r.f, &r.t, &fl, down, NULL, &s);
+	EQ_U(s.lost, count_crossing(&r, &fl, agg_up) +
+	     count_crossing(&r, &fl, core_down),
+	     "static loses the flows routed over A001 - C001");
+	OK(count_crossing(&r, &fl, core_down) > 0, "some come down it");
+	stay = p;
+	stay.sel.lost_route_only = true;
+	stay.notify = false;
+	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &stay, NULL, &n);
+	EQ_U(n.lost, count_crossing(&r, &fl, core_down),
+	     "LostRouteOnly without notification: those coming down");
+	vf_arflow_adaptive(r.f, &r.t, &r.ar, &fl, down, &p, NULL, &a);
+	EQ_U(a.lost + a.unrouted, 0, "AR with notification loses none");
+	vf_arflow_lost_routes(r.f, &r.t, &r.ar, down, &lost);
+	cn1 = r.f->ports[slot(r.f, "cn0001", 1)].base_lid;
+	cn7 = r.f->ports[slot(r.f, "cn0007", 1)].base_lid;
+	OK(is_lost(&r, lost, "C001", cn1) && !is_lost(&r, lost, "C001", cn7),
+	   "C001 has lost pod 1's hosts, not pod 2's");
+	OK(!is_lost(&r, lost, "A003", cn1) && !is_lost(&r, lost, "A001", cn7)
+	   && vf_arflow_port_lost(r.f, &r.t, down, lost, slot(r.f, "A003", 3),
+				  cn1),
+	   "A003 sees its port to C001 lost for pod 1, and has C002");
+	free(lost);
+	vf_flows_free(&fl);
+	free(down);
 	routed_free(&r);
 }
 
@@ -334,6 +538,8 @@ int main(void)
 	test_static_follows_lft();
 	test_ar_not_worse();
 	test_failed_uplink();
+	test_no_way_round();
+	test_failed_core_link();
 	test_failed_trunk();
 	test_determinism();
 	return tap_done();
