@@ -7,60 +7,41 @@
 #include <string.h>
 
 #include "arproto.h"
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)get16(p) << 16 | get16(p + 2);
-}
+#include "common/mad.h"
 
 void vf_arp_init(uint8_t *mad, uint8_t method, uint64_t tid, uint16_t attr,
 		 uint32_t amod, uint32_t generation)
 {
+	struct vf_mad_hdr h = {
+		.base_version = 1, .mgmt_class = VF_ARP_CLASS,
+		.class_version = VF_ARP_CLASS_VERSION, .method = method,
+		.tid = tid, .attr_id = attr, .attr_mod = amod,
+	};
+
 	memset(mad, 0, VF_ARP_MAD_SIZE);
-	mad[0] = 1;
-	mad[1] = VF_ARP_CLASS;
-	mad[2] = VF_ARP_CLASS_VERSION;
-	mad[3] = method;
-	put32(mad + 8, (uint32_t)(tid >> 32));
-	put32(mad + 12, (uint32_t)tid);
-	put16(mad + 16, attr);
-	put32(mad + 20, amod);
-	put32(mad + 24, generation);
+	vf_mad_put_hdr(mad, &h);
+	vf_put32(mad + 24, generation);
 }
 
 void vf_arp_get_hdr(const uint8_t *mad, struct vf_arp_hdr *h)
 {
-	h->base_version = mad[0];
-	h->mgmt_class = mad[1];
-	h->class_version = mad[2];
-	h->method = mad[3];
-	h->status = get16(mad + 4);
-	h->tid = (uint64_t)get32(mad + 8) << 32 | get32(mad + 12);
-	h->attr_id = get16(mad + 16);
-	h->attr_mod = get32(mad + 20);
-	h->generation = get32(mad + 24);
+	struct vf_mad_hdr m;
+
+	vf_mad_get_hdr(mad, &m);
+	h->base_version = m.base_version;
+	h->mgmt_class = m.mgmt_class;
+	h->class_version = m.class_version;
+	h->method = m.method;
+	h->status = m.status;
+	h->tid = m.tid;
+	h->attr_id = m.attr_id;
+	h->attr_mod = m.attr_mod;
+	h->generation = vf_get32(mad + 24);
 }
 
 void vf_arp_put_status(uint8_t *mad, uint16_t status)
 {
-	put16(mad + 4, status);
+	vf_put16(mad + 4, status);
 }
 
 uint16_t vf_arp_check_request(const uint8_t *mad, size_t len,
@@ -99,8 +80,8 @@ void vf_arp_put_control(uint8_t *mad, const struct vf_arp_control *c)
 	d[1] = c->algorithm;
 	d[2] = c->frequency;
 	d[3] = c->threshold;
-	put16(d + 4, c->group_top);
-	put32(d + 8, c->lid_top);
+	vf_put16(d + 4, c->group_top);
+	vf_put32(d + 8, c->lid_top);
 }
 
 static void get_control_at(const uint8_t *d, struct vf_arp_control *c)
@@ -111,8 +92,8 @@ static void get_control_at(const uint8_t *d, struct vf_arp_control *c)
 	c->algorithm = d[1];
 	c->frequency = d[2];
 	c->threshold = d[3];
-	c->group_top = get16(d + 4);
-	c->lid_top = get32(d + 8);
+	c->group_top = vf_get16(d + 4);
+	c->lid_top = vf_get32(d + 8);
 }
 
 void vf_arp_get_control(const uint8_t *mad, struct vf_arp_control *c)
@@ -127,12 +108,12 @@ void vf_arp_put_info(uint8_t *mad, const struct vf_arp_info *i)
 
 	d[0] = i->supported;
 	d[1] = i->num_ports;
-	put16(d + 2, i->group_cap);
-	put32(d + 4, i->lid_cap);
+	vf_put16(d + 2, i->group_cap);
+	vf_put32(d + 4, i->lid_cap);
 	d[8] = i->groups_per_block;
 	d[9] = i->lids_per_block;
-	put32(d + 12, i->active_generation);
-	put32(d + 16, i->pending_generation);
+	vf_put32(d + 12, i->active_generation);
+	vf_put32(d + 16, i->pending_generation);
 	vf_arp_put_control(ctl, &i->control);
 	memcpy(d + 20, ctl + VF_ARP_DATA, 12);
 }
@@ -143,12 +124,12 @@ void vf_arp_get_info(const uint8_t *mad, struct vf_arp_info *i)
 
 	i->supported = d[0] & 1;
 	i->num_ports = d[1];
-	i->group_cap = get16(d + 2);
-	i->lid_cap = get32(d + 4);
+	i->group_cap = vf_get16(d + 2);
+	i->lid_cap = vf_get32(d + 4);
 	i->groups_per_block = d[8];
 	i->lids_per_block = d[9];
-	i->active_generation = get32(d + 12);
-	i->pending_generation = get32(d + 16);
+	i->active_generation = vf_get32(d + 12);
+	i->pending_generation = vf_get32(d + 16);
 	get_control_at(d + 20, &i->control);
 }
 
@@ -191,14 +172,14 @@ void vf_arp_put_loads(uint8_t *mad,
 		      const uint32_t l[VF_ARP_PORTS_PER_BLOCK])
 {
 	for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK; k++)
-		put32(mad + VF_ARP_DATA + 4 * k, l[k]);
+		vf_put32(mad + VF_ARP_DATA + 4 * k, l[k]);
 }
 
 void vf_arp_get_loads(const uint8_t *mad,
 		      uint32_t l[VF_ARP_PORTS_PER_BLOCK])
 {
 	for (unsigned k = 0; k < VF_ARP_PORTS_PER_BLOCK; k++)
-		l[k] = get32(mad + VF_ARP_DATA + 4 * k);
+		l[k] = vf_get32(mad + VF_ARP_DATA + 4 * k);
 }
 
 void vf_arp_put_egress(uint8_t *mad, const struct vf_arp_egress *e)
@@ -219,27 +200,27 @@ void vf_arp_put_neighbors(uint8_t *mad,
 			  const uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK])
 {
 	for (unsigned k = 0; k < VF_ARP_NEIGHBORS_PER_BLOCK; k++)
-		put16(mad + VF_ARP_DATA + 2 * k, n[k]);
+		vf_put16(mad + VF_ARP_DATA + 2 * k, n[k]);
 }
 
 void vf_arp_get_neighbors(const uint8_t *mad,
 			  uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK])
 {
 	for (unsigned k = 0; k < VF_ARP_NEIGHBORS_PER_BLOCK; k++)
-		n[k] = get16(mad + VF_ARP_DATA + 2 * k);
+		n[k] = vf_get16(mad + VF_ARP_DATA + 2 * k);
 }
 
 void vf_arp_put_lost(uint8_t *mad, const struct vf_arp_lost *l)
 {
 	mad[VF_ARP_DATA] = l->restored;
-	put16(mad + VF_ARP_DATA + 2, l->sender);
+	vf_put16(mad + VF_ARP_DATA + 2, l->sender);
 	memcpy(mad + VF_ARP_LOST_BITMAP, l->bits, sizeof(l->bits));
 }
 
 void vf_arp_get_lost(const uint8_t *mad, struct vf_arp_lost *l)
 {
 	l->restored = mad[VF_ARP_DATA] & 1;
-	l->sender = get16(mad + VF_ARP_DATA + 2);
+	l->sender = vf_get16(mad + VF_ARP_DATA + 2);
 	memcpy(l->bits, mad + VF_ARP_LOST_BITMAP, sizeof(l->bits));
 }
 

@@ -12,7 +12,7 @@
  *   28-31   reserved, 0
  *   32-191  attribute data (160 bytes)
  *   192-255 reserved, 0: umad2sim 0.10 hands a receiver only the first
- *           192 bytes (its read length), so nothing is put after them
+ *           224 bytes, and 160 data bytes hold whole blocks
  *
  * Pure C: the plugin, the switch agent (sim/ar-agent) and the tests share
  * it.  Encoders write into a zeroed 256-byte buffer; decoders read one.

@@ -4,8 +4,9 @@
 # Installs only what is missing; needs root (or sudo) when something is.
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config python3 valgrind
+python3-matplotlib
 opensm libopensm-dev libibumad-dev libxml2-dev
-ibsim-utils libumad2sim0 infiniband-diags"
+ibsim-utils libumad2sim0 infiniband-diags iproute2 iputils-ping"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

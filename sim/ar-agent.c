@@ -2,9 +2,9 @@
 /*
  * ar-agent: the switch side of the AR protocol (docs/ar-protocol.md) for
  * ibsim, which has no AR of its own.  It runs under umad2sim at a switch
- * node with the issm flag (SIM_HOST=<switch> SIM_SET_ISSM=1), as only such
- * a client gets the SM's unsolicited requests there; it answers the AR
- * class, keeps the tables (written into a staging copy while paused, made
+ * node (SIM_HOST=<switch>) and takes the issm flag (sim/umadsim.h), as
+ * only such a client gets the SM's unsolicited requests there; it answers
+ * the AR class, keeps the tables (written into a staging copy while paused, made
  * active at resume), chooses egress ports with routing/arselect.c, and
  * writes its state to --dump FILE after every change, in the format of
  * `vfabric ar` for one switch.
@@ -21,9 +21,7 @@
  * the SM (a resume) clear every mark.
  *
  * The issm flag makes the switch port claim IsSM, so OpenSM asks it for
- * SMInfo: the agent registers the SMP classes and answers SMInfo as an SM
- * that is NOT ACTIVE (and any other SMP with "attribute not supported"),
- * so that no SMP of OpenSM stays unanswered.
+ * SMInfo: sim/umadsim.c answers it as an SM that is NOT ACTIVE.
  *
  * With --req it is instead a one-shot requester (any node, no issm): it
  * sends the given AR requests to --to LID and prints each answer.
@@ -45,11 +43,10 @@
 #include "routing/ar.h"
 #include "routing/arproto.h"
 #include "routing/arselect.h"
+#include "sim/umadsim.h"
 
-#define QP1_QKEY 0x80010000
-#define SMP_DATA 64
+#define QP1_QKEY VF_UMADSIM_QP1_QKEY
 #define ATTR_NODE_INFO 0x0011
-#define ATTR_SM_INFO 0x0020
 #define ATTR_SWITCH_INFO 0x0012
 #define ATTR_LFT 0x0019
 #define LFT_BLOCK 64
@@ -57,17 +54,9 @@
 #define NBRS (VF_ARP_NEIGHBOR_BLOCKS * VF_ARP_NEIGHBORS_PER_BLOCK)
 #define MAX_PORTS 255
 #define EXIT_USAGE 2
-/*
- * umad buffers: umad_get_mad() is not at umad_size() with this libibumad
- * (the header grew), and umad2sim copies whole packets: leave room.
- */
+/* umad buffers of the one-shot requester (see sim/umadsim.c) */
 #define RBUF_SIZE 4096
-/*
- * The length we ask umad_recv() for: umad2sim 0.10 copies the umad
- * header plus this many bytes out of its 288-byte packet buffer, so more
- * than 224 reads past that buffer.
- */
-#define RECV_LEN 224
+#define RECV_LEN VF_UMADSIM_RECV_LEN
 
 struct tables {
 	struct vf_ar_mask *groups;	/* [group_cap] */
@@ -76,9 +65,8 @@ struct tables {
 };
 
 struct agent {
-	int fd, ar_id, smi_id, smp_id;
-	uint64_t guid;			/* NodeGUID, host order */
-	uint64_t port_guid;		/* network order, for SMInfo */
+	struct vf_umadsim u;		/* port, buffers, SMP answers */
+	int ar_id;
 	bool no_ar;
 	unsigned num_ports, group_cap, lid_cap;
 	struct tables active, staging;
@@ -89,7 +77,7 @@ struct agent {
 	uint32_t rng;
 	const char *dump;
 	unsigned long requests, errors;
-	uint8_t *rbuf, *sbuf, *nbuf;
+	uint8_t *nbuf;			/* our notices */
 	/* lost routes: per LID, the ports a neighbor said lead nowhere */
 	struct vf_ar_mask *lost;	/* [lid_cap] */
 	bool *announced;		/* [lid_cap]: we told our neighbors */
@@ -198,7 +186,7 @@ static void write_dump(const struct agent *a)
 			if (a->active.nbrs[p])
 				fprintf(out, " %u:%u", p, a->active.nbrs[p]);
 		fprintf(out, "\n");
-		vf_ar_dump_switch(out, a->guid, &sw,
+		vf_ar_dump_switch(out, a->u.node_guid, &sw,
 				  (uint16_t)(top ? top - 1 : 0));
 		if (fclose(out) == 0)
 			rename(tmp, a->dump);
@@ -435,17 +423,11 @@ static uint16_t do_info(struct agent *a, uint8_t *mad)
 	return VF_ARP_OK;
 }
 
-static void send_reply(struct agent *a, int agent_id, size_t len)
-{
-	if (umad_send(a->fd, agent_id, a->sbuf, (int)len, 0, 0) < 0)
-		fprintf(stderr, "ar-agent: send failed: %s\n", strerror(errno));
-}
-
 /* A request of the AR class: answer it (unless --no-ar). */
 static void handle_ar(struct agent *a, int len)
 {
-	uint8_t *mad = umad_get_mad(a->sbuf);
-	ib_mad_addr_t *addr = umad_get_mad_addr(a->rbuf);
+	uint8_t *mad = umad_get_mad(a->u.sbuf);
+	ib_mad_addr_t *addr = umad_get_mad_addr(a->u.rbuf);
 	struct vf_arp_hdr h;
 	uint16_t st;
 	char an[8];
@@ -453,8 +435,8 @@ static void handle_ar(struct agent *a, int len)
 	if (len > VF_ARP_USED)
 		len = VF_ARP_USED;
 	memset(mad, 0, VF_ARP_MAD_SIZE);
-	memcpy(mad, umad_get_mad(a->rbuf), (size_t)len);
-	if (umad_status(a->rbuf))
+	memcpy(mad, umad_get_mad(a->u.rbuf), (size_t)len);
+	if (umad_status(a->u.rbuf))
 		return;		/* one of our notices bounced or timed out */
 	if (mad[3] & 0x80) {
 		/* a response: the ack of one of our notices, or nothing */
@@ -500,124 +482,46 @@ static void handle_ar(struct agent *a, int len)
 	}
 	mad[3] = VF_ARP_GET_RESP;
 	vf_arp_put_status(mad, st);
-	umad_set_addr(a->sbuf, ntohs(addr->lid), (int)ntohl(addr->qpn),
-		      addr->sl, QP1_QKEY);
-	send_reply(a, a->ar_id, VF_ARP_MAD_SIZE);
+	vf_umadsim_send(&a->u, a->ar_id, ntohs(addr->lid),
+			(int)ntohl(addr->qpn), VF_ARP_MAD_SIZE);
 }
 
 /*
- * An SMP for the "SM" at this switch: SMInfo Get answered as NOT ACTIVE
- * priority 0, anything else "attribute not supported", so that OpenSM
- * never waits for an answer.
+ * An AR request that arrived while we waited for one of our own SMPs
+ * (NodeInfo, the LFT): an ARPortLoad or ARLostRoutes among them only sets
+ * eval_pending, evaluate() is not re-entered.
  */
-static void handle_smp(struct agent *a, int len)
+static void on_other(struct vf_umadsim *u, int len, void *arg)
 {
-	uint8_t *mad = umad_get_mad(a->sbuf);
-	ib_mad_addr_t *addr = umad_get_mad_addr(a->rbuf);
-	bool dr = mad[1] == 0x81;
-	uint16_t attr;
-
-	memset(mad, 0, VF_ARP_MAD_SIZE);
-	memcpy(mad, umad_get_mad(a->rbuf),
-	       (size_t)(len < VF_ARP_MAD_SIZE ? len : VF_ARP_MAD_SIZE));
-	dr = mad[1] == 0x81;
-	attr = (uint16_t)(mad[16] << 8 | mad[17]);
-	if (mad[3] & 0x80)
-		return;
-	if (mad[3] == 0x01 && attr == ATTR_SM_INFO) {
-		memset(mad + SMP_DATA, 0, 64);
-		memcpy(mad + SMP_DATA, &a->port_guid, 8);
-		/* OpenSM's default sm_key, so that it does not complain */
-		mad[SMP_DATA + 15] = 1;
-		mad[SMP_DATA + 20] = 0;	/* priority 0, NOT ACTIVE */
-		mad[4] = mad[5] = 0;
-	} else {
-		mad[4] = 0;
-		mad[5] = 0x0C;		/* attribute not supported */
-	}
-	mad[3] = 0x81;
-	if (dr) {
-		mad[4] |= 0x80;		/* direction: response */
-		umad_set_addr(a->sbuf, 0xffff, 0, 0, 0);
-	} else {
-		umad_set_addr(a->sbuf, ntohs(addr->lid), 0, 0, 0);
-	}
-	send_reply(a, dr ? a->smi_id : a->smp_id, VF_ARP_MAD_SIZE);
-}
-
-/*
- * Get attr (amod) of our own switch with a DR SMP of no hops; the 64
- * bytes of SMP data into out.  0, or -1 when nothing answers.  MADs that
- * arrive meanwhile are served (an ARPortLoad or ARLostRoutes among them
- * only sets eval_pending: evaluate() is not re-entered).
- */
-static int smp_get(struct agent *a, uint16_t attr, uint32_t amod,
-		   uint8_t out[64])
-{
-	uint8_t *mad = umad_get_mad(a->sbuf);
-	uint64_t deadline = now_ms() + 2000;
-	uint8_t tid = (uint8_t)(0x40 | (a->next_tid++ & 0x3f));
-	int len;
-
-	memset(mad, 0, VF_ARP_MAD_SIZE);
-	mad[0] = 1;
-	mad[1] = 0x81;
-	mad[2] = 1;
-	mad[3] = 0x01;
-	mad[14] = 0x5a;			/* TID: ours, clear of OpenSM's */
-	mad[15] = tid;
-	mad[16] = (uint8_t)(attr >> 8);
-	mad[17] = (uint8_t)attr;
-	mad[20] = (uint8_t)(amod >> 24);
-	mad[21] = (uint8_t)(amod >> 16);
-	mad[22] = (uint8_t)(amod >> 8);
-	mad[23] = (uint8_t)amod;
-	memset(mad + 32, 0xff, 4);	/* DrSLID, DrDLID permissive */
-	umad_set_addr(a->sbuf, 0xffff, 0, 0, 0);
-	if (umad_send(a->fd, a->smi_id, a->sbuf, VF_ARP_MAD_SIZE, 1000, 0) < 0)
-		return -1;
-	while (now_ms() < deadline) {
-		uint8_t *r = umad_get_mad(a->rbuf);
-
-		len = RECV_LEN;
-		if (umad_recv(a->fd, a->rbuf, &len, 500) < 0)
-			continue;
-		if (r[1] == 0x81 && r[3] == 0x81 && r[14] == 0x5a &&
-		    r[15] == tid) {
-			if (umad_status(a->rbuf) || (r[4] & 0x7f) || r[5])
-				return -1;
-			memcpy(out, r + SMP_DATA, 64);
-			return 0;
-		}
-		if (r[1] == VF_ARP_CLASS)
-			handle_ar(a, len);
-		else if (r[1] == 0x81 || r[1] == 0x01)
-			handle_smp(a, len);
-	}
-	return -1;
+	if (((const uint8_t *)umad_get_mad(u->rbuf))[1] == VF_ARP_CLASS)
+		handle_ar(arg, len);
 }
 
 /* NumPorts from our own NodeInfo; 0 when none. */
 static unsigned query_num_ports(struct agent *a)
 {
-	uint8_t d[64];
+	uint8_t d[VF_UMADSIM_SMP_DATA];
 
-	return smp_get(a, ATTR_NODE_INFO, 0, d) ? 0 : d[3];
+	a->u.other = on_other;
+	a->u.arg = a;
+	if (vf_umadsim_local_smp(&a->u, ATTR_NODE_INFO, 0, d, 2000))
+		return 0;
+	return d[3];
 }
 
 /* Our LFT into a->lft; its top (LinearFDBTop, capped), or -1. */
 static int read_lft(struct agent *a)
 {
-	uint8_t d[64];
+	uint8_t d[VF_UMADSIM_SMP_DATA];
 	unsigned top;
 
-	if (smp_get(a, ATTR_SWITCH_INFO, 0, d))
+	if (vf_umadsim_local_smp(&a->u, ATTR_SWITCH_INFO, 0, d, 2000))
 		return -1;
 	top = (unsigned)(d[6] << 8 | d[7]);
 	if (top >= a->lid_cap)
 		top = a->lid_cap - 1;
 	for (unsigned b = 0; b <= top / LFT_BLOCK; b++) {
-		if (smp_get(a, ATTR_LFT, b, d))
+		if (vf_umadsim_local_smp(&a->u, ATTR_LFT, b, d, 2000))
 			return -1;
 		memcpy(a->lft + b * LFT_BLOCK, d, LFT_BLOCK);
 	}
@@ -693,13 +597,9 @@ static void notify(struct agent *a, const bool *which, unsigned top,
 				    NOTICE_TID | (a->next_tid++ & 0xffffff),
 				    VF_ARP_LOST_ROUTES, b, a->gen_active);
 			vf_arp_put_lost(mad, &l);
-			umad_set_addr(a->nbuf, nb, 1, 0, QP1_QKEY);
-			if (umad_send(a->fd, a->ar_id, a->nbuf, VF_ARP_MAD_SIZE,
-				      0, 0) < 0) {
-				fprintf(stderr, "ar-agent: ARLostRoutes to LID %u: %s\n",
-					nb, strerror(errno));
+			if (vf_umadsim_send_buf(&a->u, a->nbuf, a->ar_id, nb, 1,
+						VF_ARP_MAD_SIZE))
 				continue;
-			}
 			a->notices_sent++;
 			printf("ar-agent: ARLostRoutes%s to LID %u: %u LIDs\n",
 			       restored ? " (restored)" : "", nb, n);
@@ -718,8 +618,8 @@ static unsigned count_retract(const struct agent *a)
 
 /*
  * After a port went down or up, or a neighbor's notice: which LIDs did we
- * lose, which are back; tell the neighbors.  Not re-entered (smp_get
- * serves MADs meanwhile, which may ask for another round).
+ * lose, which are back; tell the neighbors.  Not re-entered (the LFT reads
+ * serve MADs meanwhile, which may ask for another round).
  */
 static void evaluate(struct agent *a)
 {
@@ -780,18 +680,6 @@ static void evaluate(struct agent *a)
 	a->in_eval = false;
 }
 
-static int register_classes(struct agent *a)
-{
-	long mask[16 / sizeof(long)] = { 0 };
-
-	mask[0] = 1 << VF_ARP_GET | 1 << VF_ARP_SET;
-	a->ar_id = umad_register(a->fd, VF_ARP_CLASS, VF_ARP_CLASS_VERSION, 0,
-				 mask);
-	a->smi_id = umad_register(a->fd, 0x81, 1, 0, mask);
-	a->smp_id = umad_register(a->fd, 0x01, 1, 0, mask);
-	return a->ar_id < 0 || a->smi_id < 0 || a->smp_id < 0 ? -1 : 0;
-}
-
 /* --load 1=50,2=100d: percent per port, a trailing d: link down. */
 static int parse_loads(struct agent *a, const char *spec)
 {
@@ -818,24 +706,17 @@ static int parse_loads(struct agent *a, const char *spec)
 
 static int serve(struct agent *a)
 {
-	umad_port_t port;
-	umad_ca_t ca;
-
-	if (umad_init() < 0 || umad_get_port(NULL, 0, &port) < 0) {
-		fprintf(stderr, "ar-agent: no port (run under umad2sim)\n");
+	if (vf_umadsim_open(&a->u, "ar-agent"))
+		return 1;
+	a->ar_id = vf_umadsim_register(&a->u, VF_ARP_CLASS,
+				       VF_ARP_CLASS_VERSION, 0,
+				       1 << VF_ARP_GET | 1 << VF_ARP_SET);
+	if (a->ar_id < 0) {
+		fprintf(stderr, "ar-agent: cannot register the AR class\n");
 		return 1;
 	}
-	a->port_guid = port.port_guid;
-	if (umad_get_ca(port.ca_name, &ca) == 0) {
-		a->guid = be64toh(ca.node_guid);
-		umad_release_ca(&ca);
-	}
-	a->fd = umad_open_port(port.ca_name, port.portnum);
-	umad_release_port(&port);
-	if (a->fd < 0 || register_classes(a)) {
-		fprintf(stderr, "ar-agent: cannot open the port or register the classes\n");
+	if (vf_umadsim_claim_sm(&a->u))
 		return 1;
-	}
 	if (!a->num_ports)
 		a->num_ports = query_num_ports(a);
 	if (!a->num_ports)
@@ -851,27 +732,24 @@ static int serve(struct agent *a)
 	a->lft = calloc(a->lid_cap + LFT_BLOCK, 1);
 	if (!a->lost || !a->announced || !a->retract || !a->lft)
 		return 1;
+	a->nbuf = vf_umadsim_buf();
+	if (!a->nbuf)
+		return 1;
 	write_dump(a);
 	printf("ar-agent: switch 0x%016" PRIx64 " ports %u groups %u lids %u%s ready\n",
-	       a->guid, a->num_ports, a->group_cap, a->lid_cap,
+	       a->u.node_guid, a->num_ports, a->group_cap, a->lid_cap,
 	       a->no_ar ? " (--no-ar: AR requests are not answered)" : "");
 	while (!stop) {
-		int len = RECV_LEN, id;
-		uint8_t cls;
+		int len = vf_umadsim_recv(&a->u, 500);
 
-		id = umad_recv(a->fd, a->rbuf, &len, 500);
-		if (id < 0)
-			continue;
-		cls = ((const uint8_t *)umad_get_mad(a->rbuf))[1];
-		if (cls == VF_ARP_CLASS)
+		if (len && ((const uint8_t *)umad_get_mad(a->u.rbuf))[1] ==
+			   VF_ARP_CLASS)
 			handle_ar(a, len);
-		else if (cls == 0x81 || cls == 0x01)
-			handle_smp(a, len);
 		evaluate(a);
 	}
 	printf("ar-agent: exiting after %lu AR requests (%lu errors)\n",
 	       a->requests, a->errors);
-	umad_close_port(a->fd);
+	vf_umadsim_close(&a->u);
 	return 0;
 }
 
@@ -1037,10 +915,5 @@ int main(int argc, char **argv)
 		return requester(to, reqs, nreq);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
-	a.rbuf = calloc(1, umad_size() + RBUF_SIZE);
-	a.sbuf = calloc(1, umad_size() + RBUF_SIZE);
-	a.nbuf = calloc(1, umad_size() + RBUF_SIZE);
-	if (!a.rbuf || !a.sbuf || !a.nbuf)
-		return 1;
 	return serve(&a);
 }

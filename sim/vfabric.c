@@ -26,6 +26,7 @@
 #include "routing/routecheck.h"
 #include "plugin/options.h"
 #include "sim/arcmd.h"
+#include "sim/arsimcmd.h"
 #include "sim/cfgcmd.h"
 
 #define EXIT_CHECK 1
@@ -110,6 +111,27 @@ static const char usage_text[] =
 	"        PathRecord query from --src to --dst matches, step by step,\n"
 	"        and the P_Key, SL, MTU, rate and lifetime it is answered\n"
 	"        with (the Omni-Path FM's rules).  Exit 1 if none answers.\n"
+	"  ar --topo NET --lfts DUMP [--coarse] [--groups N] [-o FILE]\n"
+	"        the adaptive-routing port groups the plugin would program\n"
+	"        for that routing (an AR dump), and the credit-loop check over\n"
+	"        every alternate (docs/adaptive-routing.md).\n"
+	"  arsim --topo NET --lfts DUMP [--ar ARDUMP]\n"
+	"        [--pattern perm|all2all|hotspot|shift] [--shift K]\n"
+	"        [--seed N] [--runs N] [--fail N | --fail-link GUID:PORT...]\n"
+	"        [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
+	"        [--rounds N] [--no-backpressure] [--no-notify]\n"
+	"        [--json FILE|-] [--plot PNG]\n"
+	"        flow simulator: the flows of a traffic pattern per link with\n"
+	"        the static routes of DUMP and with adaptive routing over the\n"
+	"        port groups of ARDUMP (default: computed as 'ar' does);\n"
+	"        max/mean link load and their ratio.  --runs: that many\n"
+	"        permutations (seeds N, N+1, ...), mean and worst.  --fail N\n"
+	"        random switch-to-switch links (seeded), or the links of the\n"
+	"        named ports, fail: flows lost static versus AR (switches\n"
+	"        notify lost routes; also shown without, the only model\n"
+	"        with --no-notify), the load before the SM reacts, and after\n"
+	"        it re-routes (shortestpath).\n"
+	"        --plot: a PNG of it (needs python3-matplotlib).\n"
 	"  engines\n"
 	"        list the routing engines\n"
 	"\n"
@@ -659,6 +681,7 @@ int main(int argc, char **argv)
 		{ "resolve", vf_cmd_resolve },
 		{ "explain", vf_cmd_explain },
 		{ "ar", vf_cmd_ar },
+		{ "arsim", vf_cmd_arsim },
 		{ "engines", cmd_engines },
 	};
 

@@ -80,7 +80,6 @@ class Agents:
 
     def start(self, node, *args):
         env = self.sim._env(node)
-        env["SIM_SET_ISSM"] = "1"
         self.dumps[node] = os.path.join(self.sim.workdir, f"ar-{node}.dump")
         self.logs[node] = os.path.join(self.sim.workdir, f"ar-{node}.log")
         with open(self.logs[node], "wb") as log:

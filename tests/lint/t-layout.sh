@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 # Layout rules from DESIGN.md, checked on every source file:
 #  1. only plugin/ includes OpenSM headers (opensm/, complib/, iba/,
-#     vendor/): routing/, partition/, vnic/, sim/ and tests/ build and run
-#     without OpenSM;
+#     vendor/): common/, routing/, partition/, vnic/, sim/ and tests/
+#     build and run without OpenSM;
 #  2. in plugin/, <opensm/osm_config.h> comes before any other OpenSM header
 #     (it changes struct layouts: without it the ABI breaks silently).
 top=${top_srcdir:-.}
@@ -11,8 +11,8 @@ cd "$top" || exit 1
 n=0
 fail=0
 osm='^#include <(opensm|complib|iba|vendor)/'
-for f in $(find routing partition vnic sim tests -name '*.[ch]' 2>/dev/null |
-	   sort); do
+for f in $(find common routing partition vnic sim tests -name '*.[ch]' \
+	   2>/dev/null | sort); do
 	n=$((n + 1))
 	if grep -Eq "$osm" "$f"; then
 		echo "not ok $n - $f includes no OpenSM header"

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * vfabric arsim: the flow simulator (routing/arflow.h) on any topology,
+ * LFT dump and AR dump, so an admin sees what adaptive routing would do
+ * for a traffic pattern, and what a failed cable costs before and after
+ * the SM reacts, without touching the fabric.  --plot hands the JSON to
+ * arplot.py (matplotlib) for a PNG.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "routing/arflow.h"
+#include "routing/jsonout.h"
+#include "routing/lftdump.h"
+#include "routing/netfile.h"
+#include "sim/arsimcmd.h"
+
+#define EXIT_PLOT 1
+#define EXIT_USAGE 2
+#define MAX_FAIL_LINKS 64
+
+extern char **environ;
+
+static const char usage_line[] =
+	"usage: vfabric arsim --topo NET --lfts DUMP [--ar ARDUMP]\n"
+	"       [--pattern perm|all2all|hotspot|shift] [--shift K] [--seed N]\n"
+	"       [--runs N] [--fail N | --fail-link GUID:PORT...]\n"
+	"       [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
+	"       [--rounds N] [--no-backpressure] [--no-notify]\n"
+	"       [--json FILE|-] [--plot PNG]\n";
+
+struct arsim_args {
+	const char *topo, *lfts, *ardump, *json, *plot;
+	enum vf_flow_pattern pattern;
+	unsigned shift, runs, fail_random, num_fail_links;
+	uint32_t seed;
+	const char *fail_links[MAX_FAIL_LINKS];
+	struct vf_arflow_params prm;
+};
+
+/* Mean and worst over the runs of one measure. */
+struct agg {
+	double sum;
+	double worst;
+};
+
+static void agg_add(struct agg *a, double v)
+{
+	a->sum += v;
+	if (v > a->worst)
+		a->worst = v;
+}
+
+struct arsim_result {
+	uint32_t flows, links;
+	struct agg s_max, s_mean, s_used, a_max, a_mean, a_used;
+	/* with failed links */
+	struct agg s_lost, a_lost, s_fmax, a_fmax, rr_smax, rr_amax, rr_lost;
+	struct agg n_lost, n_fmax;	/* AR without notification */
+	uint32_t *hist_s, *hist_a;	/* first run: links per load */
+	unsigned hist_len;
+	struct { unsigned s_max, a_max; } *per_run;
+};
+
+static int __attribute__((format(printf, 1, 2)))
+bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "vfabric: arsim: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", usage_line);
+	return EXIT_USAGE;
+}
+
+static int parse_uint(const char *s, unsigned max, unsigned *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || x > max)
+		return -1;
+	*v = (unsigned)x;
+	return 0;
+}
+
+static int parse_algorithm(const char *s, enum vf_ar_algorithm *a)
+{
+	static const char *const names[] = { "random", "greedy",
+					     "greedyrandom" };
+
+	for (unsigned i = 0; i < 3; i++)
+		if (!strcmp(s, names[i])) {
+			*a = (enum vf_ar_algorithm)i;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *algorithm_name(enum vf_ar_algorithm a)
+{
+	return a == VF_AR_RANDOM ? "random" :
+	       a == VF_AR_GREEDY ? "greedy" : "greedyrandom";
+}
+
+static int parse(int argc, char **argv, struct arsim_args *a)
+{
+	static const struct option opts[] = {
+		{ "topo", required_argument, NULL, 't' },
+		{ "lfts", required_argument, NULL, 'l' },
+		{ "ar", required_argument, NULL, 'a' },
+		{ "pattern", required_argument, NULL, 'p' },
+		{ "shift", required_argument, NULL, 'k' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "fail", required_argument, NULL, 'f' },
+		{ "fail-link", required_argument, NULL, 'F' },
+		{ "algorithm", required_argument, NULL, 'A' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "rounds", required_argument, NULL, 'R' },
+		{ "no-backpressure", no_argument, NULL, 'B' },
+		{ "no-notify", no_argument, NULL, 'N' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "plot", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int ch, p;
+
+	vf_arflow_params_default(&a->prm);
+	a->pattern = VF_FLOW_PERM;
+	a->runs = 1;
+	a->seed = 1;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 't': a->topo = optarg; break;
+		case 'l': a->lfts = optarg; break;
+		case 'a': a->ardump = optarg; break;
+		case 'j': a->json = optarg; break;
+		case 'P': a->plot = optarg; break;
+		case 'B': a->prm.backpressure = false; break;
+		case 'N': a->prm.notify = false; break;
+		case 'p':
+			p = vf_flow_pattern_parse(optarg);
+			if (p < 0)
+				return bad("--pattern takes perm, all2all, hotspot or shift, not '%s'",
+					   optarg);
+			a->pattern = (enum vf_flow_pattern)p;
+			break;
+		case 'k':
+			if (parse_uint(optarg, UINT_MAX, &a->shift) || !a->shift)
+				return bad("--shift takes a positive number, not '%s'",
+					   optarg);
+			break;
+		case 's':
+			if (parse_uint(optarg, UINT32_MAX, &a->seed))
+				return bad("--seed takes a number, not '%s'",
+					   optarg);
+			break;
+		case 'r':
+			if (parse_uint(optarg, 10000, &a->runs) || !a->runs)
+				return bad("--runs takes 1 to 10000, not '%s'",
+					   optarg);
+			break;
+		case 'f':
+			if (parse_uint(optarg, 100000, &a->fail_random))
+				return bad("--fail takes a number of links, not '%s'",
+					   optarg);
+			break;
+		case 'F':
+			if (a->num_fail_links == MAX_FAIL_LINKS)
+				return bad("%s", "--fail-link: at most 64 links");
+			a->fail_links[a->num_fail_links++] = optarg;
+			break;
+		case 'A':
+			if (parse_algorithm(optarg, &a->prm.sel.algorithm))
+				return bad("--algorithm takes random, greedy or greedyrandom, not '%s'",
+					   optarg);
+			break;
+		case 'T':
+			if (parse_uint(optarg, 7, &a->prm.sel.threshold))
+				return bad("--threshold takes 0 to 7, not '%s'",
+					   optarg);
+			break;
+		case 'R':
+			if (parse_uint(optarg, 100, &a->prm.rounds))
+				return bad("--rounds takes 0 to 100, not '%s'",
+					   optarg);
+			break;
+		case 'h':
+			fputs(usage_line, stdout);
+			exit(0);
+		default:
+			fputs(usage_line, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s'", argv[optind]);
+	if (!a->topo || !a->lfts)
+		return bad("%s", "needs --topo NET and --lfts DUMP");
+	if (a->fail_random && a->num_fail_links)
+		return bad("%s", "--fail N and --fail-link go separately");
+	if (a->shift && a->pattern != VF_FLOW_SHIFT)
+		return bad("%s", "--shift goes with --pattern shift");
+	return 0;
+}
+
+/* --fail-link GUID:PORT (node GUID, port number) into down[]. */
+static int fail_link(const struct vf_fabric *f, const char *spec, bool *down)
+{
+	const char *colon = strrchr(spec, ':');
+	unsigned long long guid;
+	unsigned port;
+	uint32_t node, slot;
+	char *end;
+
+	if (!colon)
+		return bad("--fail-link takes GUID:PORT, not '%s'", spec);
+	errno = 0;
+	guid = strtoull(spec, &end, 0);
+	if (errno || end != colon || parse_uint(colon + 1, VF_MAX_PORTS, &port))
+		return bad("--fail-link takes GUID:PORT, not '%s'", spec);
+	node = vf_fabric_find_guid(f, guid);
+	if (node == VF_NONE)
+		return bad("--fail-link %s: no node with that GUID", spec);
+	slot = vf_fabric_port(f, node, port);
+	if (!port || slot == VF_NONE || f->ports[slot].remote == VF_NONE)
+		return bad("--fail-link %s: no link on that port", spec);
+	vf_arflow_fail(f, down, slot);
+	return 0;
+}
+
+/* The AR tables: --ar's dump, else computed as `vfabric ar` does. */
+static int ar_tables(const struct arsim_args *a, const struct vf_fabric *f,
+		     const struct vf_lfts *t, struct vf_ar_tables *ar)
+{
+	struct vf_err err = { "" };
+	struct vf_ar_config cfg;
+
+	if (a->ardump) {
+		if (!vf_ar_load(a->ardump, f, ar, &err))
+			return 0;
+		fprintf(stderr, "vfabric: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	vf_ar_config_default(&cfg);
+	cfg.enable = cfg.fine_grained = true;
+	if (!vf_ar_compute(f, t, &cfg, NULL, ar))
+		return 0;
+	fprintf(stderr, "vfabric: out of memory\n");
+	return EXIT_USAGE;
+}
+
+/* Links per load of the fabric links: hist[load]++. */
+static uint32_t *histogram(const struct vf_fabric *f, const bool *down,
+			   const uint32_t *loads, unsigned len)
+{
+	uint32_t *h = calloc(len, sizeof(*h));
+
+	for (uint32_t p = 0; h && p < f->num_ports; p++) {
+		uint32_t r = f->ports[p].remote;
+
+		if (r == VF_NONE || (down && down[p]) ||
+		    !vf_is_switch(&f->nodes[f->ports[p].node]) ||
+		    !vf_is_switch(&f->nodes[f->ports[r].node]))
+			continue;
+		h[loads[p] < len - 1 ? loads[p] : len - 1]++;
+	}
+	return h;
+}
+
+/* One run: the pattern with seed, static and AR, with and without
+ * failures (AR also without notification, to show what it saves); the
+ * first run also keeps the load histograms. */
+static int one_run(const struct arsim_args *a, struct vf_fabric *f,
+		   const struct vf_lfts *t, const struct vf_ar_tables *ar,
+		   const bool *down, unsigned run, struct arsim_result *res)
+{
+	struct vf_arflow_params prm = a->prm, quiet;
+	struct vf_arflow_stats s, d, fs, fa, fn, rs, ra;
+	uint32_t *ls = NULL, *la = NULL;
+	struct vf_flows fl;
+	int rc;
+
+	prm.seed = a->seed + run;
+	rc = vf_flows_make(f, a->pattern, a->seed + run, a->shift, &fl);
+	if (rc == -EINVAL) {
+		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->topo,
+			a->pattern == VF_FLOW_SHIFT && a->shift ?
+			"the shift is a multiple of the number of end ports" :
+			"fewer than two end ports with a LID");
+		return EXIT_USAGE;
+	}
+	ls = calloc(f->num_ports + 1, sizeof(*ls));
+	la = calloc(f->num_ports + 1, sizeof(*la));
+	if (rc || !ls || !la ||
+	    vf_arflow_static(f, t, &fl, NULL, ls, &s) ||
+	    vf_arflow_adaptive(f, t, ar, &fl, NULL, &prm, la, &d))
+		goto nomem;
+	res->flows = fl.n;
+	res->links = s.links;
+	agg_add(&res->s_max, s.max);
+	agg_add(&res->s_mean, s.mean);
+	agg_add(&res->s_used, s.used);
+	agg_add(&res->a_max, d.max);
+	agg_add(&res->a_mean, d.mean);
+	agg_add(&res->a_used, d.used);
+	res->per_run[run].s_max = s.max;
+	res->per_run[run].a_max = d.max;
+	if (!run) {
+		res->hist_len = (s.max > d.max ? s.max : d.max) + 1;
+		res->hist_s = histogram(f, NULL, ls, res->hist_len);
+		res->hist_a = histogram(f, NULL, la, res->hist_len);
+		if (!res->hist_s || !res->hist_a)
+			goto nomem;
+	}
+	if (down) {
+		if (vf_arflow_static(f, t, &fl, down, NULL, &fs) ||
+		    vf_arflow_adaptive(f, t, ar, &fl, down, &prm, NULL, &fa))
+			goto nomem;
+		quiet = prm;
+		quiet.notify = false;
+		if (!prm.notify)
+			fn = fa;
+		else if (vf_arflow_adaptive(f, t, ar, &fl, down, &quiet, NULL,
+					    &fn))
+			goto nomem;
+		rc = vf_arflow_reroute(f, down, &fl, &prm, &rs, &ra);
+		if (rc) {
+			fprintf(stderr, "vfabric: arsim: shortestpath cannot re-route %s without the failed links: %s\n",
+				a->topo, strerror(-rc));
+			goto fail;
+		}
+		agg_add(&res->s_lost, fs.lost);
+		agg_add(&res->a_lost, fa.lost);
+		agg_add(&res->s_fmax, fs.max);
+		agg_add(&res->a_fmax, fa.max);
+		agg_add(&res->n_lost, fn.lost);
+		agg_add(&res->n_fmax, fn.max);
+		agg_add(&res->rr_smax, rs.max);
+		agg_add(&res->rr_amax, ra.max);
+		agg_add(&res->rr_lost, rs.lost + rs.unrouted);
+	}
+	free(ls);
+	free(la);
+	vf_flows_free(&fl);
+	return 0;
+nomem:
+	fprintf(stderr, "vfabric: out of memory\n");
+fail:
+	free(ls);
+	free(la);
+	vf_flows_free(&fl);
+	return EXIT_USAGE;
+}
+
+static double mean(const struct arsim_args *a, const struct agg *g)
+{
+	return g->sum / a->runs;
+}
+
+static double ratio(double s, double d)
+{
+	return d > 0 ? s / d : 0;
+}
+
+static void print_failed(FILE *out, const struct vf_fabric *f,
+			 const bool *down)
+{
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		const struct vf_port *q = &f->ports[p], *r;
+
+		if (!down[p] || q->remote == VF_NONE || q->remote < p)
+			continue;
+		r = &f->ports[q->remote];
+		fprintf(out, "failed link    %s/%u (0x%016llx:%u) - %s/%u\n",
+			vf_node_desc(f, &f->nodes[q->node]), q->num,
+			(unsigned long long)f->nodes[q->node].guid, q->num,
+			vf_node_desc(f, &f->nodes[r->node]), r->num);
+	}
+}
+
+static void print_table(FILE *out, const struct arsim_args *a,
+			const struct arsim_result *r,
+			const struct vf_fabric *f, const bool *down)
+{
+	fprintf(out, "pattern        %s, %u flows%s, %u run%s from seed %u\n",
+		vf_flow_pattern_name(a->pattern), r->flows,
+		a->runs > 1 ? " per run" : "", a->runs, a->runs > 1 ? "s" : "",
+		a->seed);
+	fprintf(out, "adaptive       %s, threshold %u, %u rounds, backpressure %s, notification %s; tables %s\n",
+		algorithm_name(a->prm.sel.algorithm), a->prm.sel.threshold,
+		a->prm.rounds, a->prm.backpressure ? "on" : "off",
+		a->prm.notify ? "on" : "off",
+		a->ardump ? a->ardump : "computed (fine-grained)");
+	fprintf(out, "fabric links   %u directed switch-to-switch links\n",
+		r->links);
+	fprintf(out, "%-14s %10s %10s %10s\n", "", "static", "adaptive",
+		"static/AR");
+	fprintf(out, "%-14s %10.2f %10.2f %10.2f\n", "max load",
+		mean(a, &r->s_max), mean(a, &r->a_max),
+		ratio(mean(a, &r->s_max), mean(a, &r->a_max)));
+	if (a->runs > 1)
+		fprintf(out, "%-14s %10.0f %10.0f\n", "worst max",
+			r->s_max.worst, r->a_max.worst);
+	fprintf(out, "%-14s %10.2f %10.2f\n", "mean load",
+		mean(a, &r->s_mean), mean(a, &r->a_mean));
+	fprintf(out, "%-14s %10.1f %10.1f\n", "links used",
+		mean(a, &r->s_used), mean(a, &r->a_used));
+	if (!down)
+		return;
+	print_failed(out, f, down);
+	/* the third column: AR when the switches do not notify lost routes */
+	fprintf(out, "%-14s %10s %10s %10s\n", "", "static", "adaptive",
+		"no notify");
+	fprintf(out, "%-14s %10.2f %10.2f %10.2f   flows on failed links, lost until the SM re-routes\n",
+		"lost flows", mean(a, &r->s_lost), mean(a, &r->a_lost),
+		mean(a, &r->n_lost));
+	fprintf(out, "%-14s %10.2f %10.2f %10.2f   max load before the SM reacts\n",
+		"failed max", mean(a, &r->s_fmax), mean(a, &r->a_fmax),
+		mean(a, &r->n_fmax));
+	fprintf(out, "%-14s %10.2f %10.2f %10s   max load after the SM re-routes (shortestpath), %.2f flows lost\n",
+		"re-routed max", mean(a, &r->rr_smax), mean(a, &r->rr_amax),
+		"", mean(a, &r->rr_lost));
+}
+
+static void json_agg(FILE *out, const char *key, const struct arsim_args *a,
+		     const struct agg *g)
+{
+	fprintf(out, "\"%s\":%.4g,\"%s_worst\":%.4g", key, mean(a, g), key,
+		g->worst);
+}
+
+static void json_hist(FILE *out, const uint32_t *h, unsigned len)
+{
+	fputc('[', out);
+	for (unsigned i = 0; i < len; i++)
+		fprintf(out, "%s%u", i ? "," : "", h[i]);
+	fputc(']', out);
+}
+
+static void json_failed(FILE *out, const struct vf_fabric *f, const bool *down)
+{
+	bool first = true;
+
+	fputc('[', out);
+	for (uint32_t p = 0; p < f->num_ports; p++) {
+		const struct vf_port *q = &f->ports[p], *r;
+
+		if (!down[p] || q->remote == VF_NONE || q->remote < p)
+			continue;
+		r = &f->ports[q->remote];
+		fprintf(out, "%s{\"guid\":\"0x%016llx\",\"port\":%u,\"desc\":",
+			first ? "" : ",",
+			(unsigned long long)f->nodes[q->node].guid, q->num);
+		vf_json_string(out, vf_node_desc(f, &f->nodes[q->node]));
+		fprintf(out, ",\"peer_guid\":\"0x%016llx\",\"peer_port\":%u,\"peer_desc\":",
+			(unsigned long long)f->nodes[r->node].guid, r->num);
+		vf_json_string(out, vf_node_desc(f, &f->nodes[r->node]));
+		fputc('}', out);
+		first = false;
+	}
+	fputc(']', out);
+}
+
+static void print_json(FILE *out, const struct arsim_args *a,
+		       const struct arsim_result *r,
+		       const struct vf_fabric *f, const bool *down)
+{
+	fputs("{\"topo\":", out);
+	vf_json_string(out, a->topo);
+	fputs(",\"lfts\":", out);
+	vf_json_string(out, a->lfts);
+	fputs(",\"ar\":", out);
+	vf_json_string(out, a->ardump ? a->ardump : "computed");
+	fprintf(out, ",\"pattern\":\"%s\",\"seed\":%u,\"runs\":%u,"
+		"\"algorithm\":\"%s\",\"threshold\":%u,\"rounds\":%u,"
+		"\"backpressure\":%s,\"notify\":%s,\"flows\":%u,"
+		"\"fabric_links\":%u,",
+		vf_flow_pattern_name(a->pattern), a->seed, a->runs,
+		algorithm_name(a->prm.sel.algorithm), a->prm.sel.threshold,
+		a->prm.rounds, a->prm.backpressure ? "true" : "false",
+		a->prm.notify ? "true" : "false",
+		r->flows, r->links);
+	fputs("\"static\":{", out);
+	json_agg(out, "max", a, &r->s_max);
+	fputc(',', out);
+	json_agg(out, "mean", a, &r->s_mean);
+	fputc(',', out);
+	json_agg(out, "used", a, &r->s_used);
+	fputs("},\"adaptive\":{", out);
+	json_agg(out, "max", a, &r->a_max);
+	fputc(',', out);
+	json_agg(out, "mean", a, &r->a_mean);
+	fputc(',', out);
+	json_agg(out, "used", a, &r->a_used);
+	fprintf(out, "},\"ratio\":%.4g,\"per_run\":[",
+		ratio(mean(a, &r->s_max), mean(a, &r->a_max)));
+	for (unsigned i = 0; i < a->runs; i++)
+		fprintf(out, "%s{\"seed\":%u,\"static_max\":%u,\"ar_max\":%u}",
+			i ? "," : "", a->seed + i, r->per_run[i].s_max,
+			r->per_run[i].a_max);
+	fputs("],\"histogram\":{\"static\":", out);
+	json_hist(out, r->hist_s, r->hist_len);
+	fputs(",\"adaptive\":", out);
+	json_hist(out, r->hist_a, r->hist_len);
+	fputs("},\"failure\":", out);
+	if (!down) {
+		fputs("null}\n", out);
+		return;
+	}
+	fputs("{\"links\":", out);
+	json_failed(out, f, down);
+	fputc(',', out);
+	json_agg(out, "static_lost", a, &r->s_lost);
+	fputc(',', out);
+	json_agg(out, "ar_lost", a, &r->a_lost);
+	fputc(',', out);
+	json_agg(out, "static_max", a, &r->s_fmax);
+	fputc(',', out);
+	json_agg(out, "ar_max", a, &r->a_fmax);
+	fputc(',', out);
+	json_agg(out, "ar_lost_no_notify", a, &r->n_lost);
+	fputc(',', out);
+	json_agg(out, "ar_max_no_notify", a, &r->n_fmax);
+	fputc(',', out);
+	json_agg(out, "rerouted_static_max", a, &r->rr_smax);
+	fputc(',', out);
+	json_agg(out, "rerouted_ar_max", a, &r->rr_amax);
+	fputc(',', out);
+	json_agg(out, "rerouted_lost", a, &r->rr_lost);
+	fputs("}}\n", out);
+}
+
+/*
+ * arplot.py: $VF_ARPLOT, else next to this binary (the build tree), else
+ * in pkgdatadir (installed).
+ */
+static const char *plot_script(char *buf, size_t size)
+{
+	const char *env = getenv("VF_ARPLOT");
+	ssize_t n;
+	char *slash;
+
+	if (env && *env)
+		return env;
+	n = readlink("/proc/self/exe", buf, size - 16);
+	if (n > 0) {
+		buf[n] = 0;
+		slash = strrchr(buf, '/');
+		if (slash) {
+			strcpy(slash + 1, "arplot.py");
+			if (!access(buf, R_OK))
+				return buf;
+		}
+	}
+	return VF_PKGDATADIR "/arplot.py";
+}
+
+/*
+ * The Python to draw with: $VF_PYTHON, else the system's (where the
+ * distribution's python3-matplotlib goes, whatever python3 comes first
+ * in PATH), else python3 from PATH.
+ */
+static const char *python(void)
+{
+	const char *env = getenv("VF_PYTHON");
+
+	if (env && *env)
+		return env;
+	return access("/usr/bin/python3", X_OK) ? "python3" : "/usr/bin/python3";
+}
+
+/* Write the JSON to a temporary file and run arplot.py on it. */
+static int plot(const struct arsim_args *a, const struct arsim_result *r,
+		const struct vf_fabric *f, const bool *down)
+{
+	char tmp[] = "/tmp/vfabric-arsim-XXXXXX", script[4096], dash_o[] = "-o";
+	char *argv[6];
+	FILE *out;
+	pid_t pid;
+	int fd = mkstemp(tmp), status = 0, rc;
+
+	if (fd < 0 || !(out = fdopen(fd, "w"))) {
+		perror("vfabric: arsim: temporary file");
+		if (fd >= 0)
+			close(fd);
+		return EXIT_PLOT;
+	}
+	print_json(out, a, r, f, down);
+	fclose(out);
+	argv[0] = (char *)python();
+	argv[1] = (char *)plot_script(script, sizeof(script));
+	argv[2] = tmp;
+	argv[3] = dash_o;
+	argv[4] = (char *)a->plot;
+	argv[5] = NULL;
+	rc = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+	if (!rc && waitpid(pid, &status, 0) < 0)
+		rc = errno;
+	unlink(tmp);
+	if (rc || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "vfabric: arsim: %s %s did not draw %s%s%s\n",
+			argv[0], argv[1], a->plot, rc ? ": " : "",
+			rc ? strerror(rc) : "");
+		return EXIT_PLOT;
+	}
+	return 0;
+}
+
+static int report(const struct arsim_args *a, const struct arsim_result *r,
+		  const struct vf_fabric *f, const bool *down)
+{
+	FILE *out = stdout;
+
+	if (a->json && strcmp(a->json, "-") && !(out = fopen(a->json, "w"))) {
+		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->json,
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	if (a->json)
+		print_json(out, a, r, f, down);
+	if (out != stdout)
+		fclose(out);
+	if (!a->json || out != stdout)
+		print_table(stdout, a, r, f, down);
+	return a->plot ? plot(a, r, f, down) : 0;
+}
+
+static bool any(const bool *v, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i])
+			return true;
+	return false;
+}
+
+int vf_cmd_arsim(int argc, char **argv)
+{
+	struct arsim_args a = { 0 };
+	struct arsim_result res = { 0 };
+	struct vf_ar_tables ar = { 0 };
+	struct vf_lfts t = { 0 };
+	struct vf_err err = { "" };
+	struct vf_fabric *f = NULL;
+	bool *down = NULL;
+	int rc = parse(argc, argv, &a);
+
+	if (rc)
+		return rc;
+	rc = EXIT_USAGE;
+	f = vf_netfile_load(a.topo, 0, &err);
+	if (!f || vf_lftdump_load(a.lfts, f, &t, &err)) {
+		fprintf(stderr, "vfabric: %s\n", err.msg);
+		goto out;
+	}
+	if (ar_tables(&a, f, &t, &ar))
+		goto out;
+	down = calloc(f->num_ports + 1, sizeof(*down));
+	res.per_run = calloc(a.runs, sizeof(*res.per_run));
+	if (!down || !res.per_run) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		goto out;
+	}
+	for (unsigned i = 0; i < a.num_fail_links; i++)
+		if (fail_link(f, a.fail_links[i], down))
+			goto out;
+	if (a.fail_random &&
+	    vf_arflow_fail_random(f, down, a.fail_random, a.seed) <
+	    a.fail_random) {
+		fprintf(stderr, "vfabric: arsim: %s has fewer than %u switch-to-switch links\n",
+			a.topo, a.fail_random);
+		goto out;
+	}
+	for (unsigned i = 0; i < a.runs; i++)
+		if (one_run(&a, f, &t, &ar, any(down, f->num_ports) ? down :
+			    NULL, i, &res))
+			goto out;
+	rc = report(&a, &res, f, any(down, f->num_ports) ? down : NULL);
+out:
+	free(res.hist_s);
+	free(res.hist_a);
+	free(res.per_run);
+	free(down);
+	vf_ar_free(&ar);
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+	return rc;
+}
