@@ -363,7 +363,8 @@ static uint16_t do_neighbors(struct agent *a, const struct vf_arp_hdr *h,
 			return VF_ARP_BAD_FIELD;
 		memcpy(&a->staging.nbrs[first], n, sizeof(n));
 	}
-	vf_arp_put_neighbors(mad, &(a->paused ? &a->staging : &a->active)->nbrs[first]);
+	vf_arp_put_neighbors(mad, (a->paused ? &a->staging :
+				   &a->active)->nbrs + first);
 	return VF_ARP_OK;
 }
 
