@@ -134,3 +134,21 @@ def request(sim, lid, *reqs, node="cn0005"):
 def lid_of(topo_path, guid):
     nodes = vfsim.parse_ibnetdiscover(vfsim.read_from(topo_path))
     return nodes[guid]["lid"]
+
+
+def main_with_agents(fab, name, run):
+    """A test's main: ibsim on fab, run(tap, sim, fab, agents), and every
+    agent stopped (by PID) and checked to exit cleanly, even on failure."""
+    tap = vfsim.Tap()
+    vftest.start(tap)
+    if not os.access(AGENT, os.X_OK):
+        tap.skip_all(f"ar-agent not built ({AGENT})")
+    with vfsim.Sim(fab, name, tap=tap) as sim:
+        agents = Agents(sim, fab)
+        try:
+            run(tap, sim, fab, agents)
+        finally:
+            rcs = agents.stop()
+        tap.ok(all(rc == 0 for rc in rcs.values()),
+               "every agent exits cleanly at the end", str(rcs))
+    tap.done()

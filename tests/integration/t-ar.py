@@ -32,8 +32,8 @@ import time
 import topogen
 import vfsim
 import vftest
-from artest import (AGENT, Agents, agent_state, config, lid_of, lid_ports,
-                    parse_tables, request, summary_after)
+from artest import (agent_state, config, lid_of, lid_ports,
+                    main_with_agents, parse_tables, request, summary_after)
 
 AGENT_SWITCHES = ("L001", "L002", "L003", "L004", "S001")
 NO_AR = "S003"
@@ -147,20 +147,8 @@ def check_malformed(tap, sim, agents, topo):
 
 
 def main():
-    tap = vfsim.Tap()
-    vftest.start(tap)
-    if not os.access(AGENT, os.X_OK):
-        tap.skip_all(f"ar-agent not built ({AGENT})")
-    fab = topogen.fattree2(leaves=4, spines=3, hosts=2)
-    with vfsim.Sim(fab, "ar", tap=tap) as sim:
-        agents = Agents(sim, fab)
-        try:
-            run(tap, sim, fab, agents)
-        finally:
-            rcs = agents.stop()
-        tap.ok(all(rc == 0 for rc in rcs.values()),
-               "every agent exits cleanly at the end", str(rcs))
-    tap.done()
+    main_with_agents(topogen.fattree2(leaves=4, spines=3, hosts=2), "ar",
+                     run)
 
 
 def run(tap, sim, fab, agents):

@@ -36,8 +36,8 @@ import time
 import topogen
 import vfsim
 import vftest
-from artest import (AGENT, Agents, agent_state, config, lid_ports, request,
-                    summary_after)
+from artest import (agent_state, config, lid_ports, main_with_agents,
+                    request, summary_after)
 
 LEAVES, SPINES, HOSTS = 4, 3, 2
 GREEDY = 1
@@ -206,20 +206,8 @@ def show(nodes, flow, hops):
 
 
 def main():
-    tap = vfsim.Tap()
-    vftest.start(tap)
-    if not os.access(AGENT, os.X_OK):
-        tap.skip_all(f"ar-agent not built ({AGENT})")
-    fab = topogen.fattree2(leaves=LEAVES, spines=SPINES, hosts=HOSTS)
-    with vfsim.Sim(fab, "arfail", tap=tap) as sim:
-        agents = Agents(sim, fab)
-        try:
-            run(tap, sim, fab, agents)
-        finally:
-            rcs = agents.stop()
-        tap.ok(all(rc == 0 for rc in rcs.values()),
-               "every agent exits cleanly at the end", str(rcs))
-    tap.done()
+    main_with_agents(topogen.fattree2(leaves=LEAVES, spines=SPINES,
+                                      hosts=HOSTS), "arfail", run)
 
 
 def run(tap, sim, fab, agents):
