@@ -22,7 +22,9 @@
  * A switch that fails a step stays paused on its old tables (the agent
  * keeps using them) and is rewritten in full next sweep.  A switch that
  * does not answer the probe keeps static routes; it is logged once and
- * never probed again.
+ * probed again after 1, 2, 4, ... up to AR_REPROBE_MAX passes, so that a
+ * switch whose AR comes up later (an agent restarted, firmware enabled)
+ * is taken in without a probe of every such switch on every pass.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_mad_pool.h>
@@ -48,10 +50,14 @@
 
 enum ar_cap { CAP_UNKNOWN, CAP_YES, CAP_NO };
 
+#define AR_REPROBE_MAX 64	/* passes between probes of a switch without AR */
+
 /* What we know of one switch (by NodeGUID), kept across sweeps. */
 struct ar_sw {
 	uint64_t guid;
 	enum ar_cap cap;
+	unsigned reprobe_in;		/* CAP_NO: passes until the next probe */
+	unsigned reprobe_gap;		/* and the gap after that one */
 	struct vf_arp_info info;	/* from the last ARInfo */
 	bool known;			/* the shadow below is what it holds */
 	uint32_t generation;		/* its active generation, as we left it */
@@ -391,6 +397,7 @@ static void log_incapable(struct ar_sw *s, const struct ar_req *r)
 	char an[8];
 
 	s->cap = CAP_NO;
+	s->reprobe_gap = s->reprobe_in = 1;
 	if (r->state == REQ_DONE)
 		vf_log(VF_LOG_INFO,
 		       "adaptive routing: switch 0x%016" PRIx64 " (LID %u) answers %s with status 0x%04x (%s): no AR, it keeps its static routes",
@@ -404,7 +411,15 @@ static void log_incapable(struct ar_sw *s, const struct ar_req *r)
 		       "no answer after retries");
 }
 
-/* Batch 1: ARInfo from each switch that may have AR. */
+/* A switch without AR that still has none: probe it half as often. */
+static void back_off(struct ar_sw *s)
+{
+	s->reprobe_gap = s->reprobe_gap * 2 > AR_REPROBE_MAX ?
+			 AR_REPROBE_MAX : s->reprobe_gap * 2;
+	s->reprobe_in = s->reprobe_gap;
+}
+
+/* Batch 1: ARInfo from each switch that may have AR, or is due again. */
 static void probe(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 		  uint64_t end)
 {
@@ -422,7 +437,9 @@ static void probe(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 		if (!answered(&r[i])) {
 			if (s->cap == CAP_UNKNOWN) {
 				log_incapable(s, &r[i]);
-			} else {
+			} else if (s->cap == CAP_NO) {
+				back_off(s);
+			} else {	/* capable, silent this once: retry */
 				s->failed = true;
 				s->known = false;
 			}
@@ -431,12 +448,17 @@ static void probe(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 		vf_arp_get_info(r[i].resp, &info);
 		if (!info.supported || !info.group_cap || !info.lid_cap) {
 			r[i].status = VF_ARP_OK;
-			if (s->cap == CAP_UNKNOWN)
+			if (s->cap == CAP_NO)
+				back_off(s);
+			else
 				log_incapable(s, &r[i]);
-			s->cap = CAP_NO;
 			continue;
 		}
-		if (s->cap == CAP_UNKNOWN)
+		if (s->cap == CAP_NO)
+			vf_log(VF_LOG_INFO,
+			       "adaptive routing: switch 0x%016" PRIx64 " (LID %u) now answers the AR probe",
+			       s->guid, s->lid);
+		if (s->cap != CAP_YES)
 			vf_log(VF_LOG_INFO,
 			       "adaptive routing: switch 0x%016" PRIx64 " (LID %u): AR capable, %u groups, %u LIDs, %u ports",
 			       s->guid, s->lid, info.group_cap, info.lid_cap,
@@ -811,7 +833,11 @@ void vf_ar_subnet_up(struct vf_plugin *p)
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		struct ar_sw *w = find_sw(a, f->nodes[f->switches[s]].guid, false);
 
-		if (w && w->lid && w->cap != CAP_NO)
+		bool waits = w && w->cap == CAP_NO && w->reprobe_in;
+
+		if (waits)
+			w->reprobe_in--;
+		if (w && w->lid && !waits)
 			list[nprobe++] = w;
 		else
 			a->incapable++;

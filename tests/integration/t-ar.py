@@ -215,6 +215,7 @@ def run(tap, sim, fab, agents):
 
     check_egress(tap, sim, agents, topo, lfts)
     check_malformed(tap, sim, agents, topo)
+    late_agent(tap, sim, agents, osm)
 
     with open(conf, "w") as fh:
         fh.write(config(0))
@@ -222,14 +223,39 @@ def run(tap, sim, fab, agents):
     os.kill(osm.pid, signal.SIGHUP)
     m = sim.wait_log(r"adaptive routing: disabled; told (\d+) of (\d+) "
                      r"switches to stop AR", since, 60)
-    tap.ok(m.group(1) == m.group(2) == "5",
-           "AR disabled in the file + SIGHUP: the 5 agents are told to stop",
-           m.group(0))
+    tap.ok(m.group(1) == m.group(2) == "6",
+           "AR disabled in the file + SIGHUP: the 6 agents (with the late "
+           "one) are told to stop", m.group(0))
     states = {n: agent_state(agents.dumps[n])[0].get("enable")
-              for n in AGENT_SWITCHES}
+              for n in AGENT_SWITCHES + (NO_AGENT,)}
     tap.ok(all(v == 0 for v in states.values()),
            "every agent reports enable 0", str(states))
     agents.check()
+
+
+def late_agent(tap, sim, agents, osm):
+    """An agent started at the switch that had none: the plugin probes it
+    again after 1, 2, 4, ... passes and programs it, logging that once."""
+    agents.start(NO_AGENT)
+    guid = agents.guids[NO_AGENT]
+    since = sim.log_offset()
+    passes = 0
+    for passes in range(1, 9):
+        mark = sim.log_offset()
+        os.kill(osm.pid, signal.SIGHUP)
+        summary_after(sim, mark, f"SIGHUP {passes}")
+        if f"0x{guid:016x}" in sim.log_text(mark):
+            break
+    log = sim.log_text(since)
+    tap.ok(len(re.findall(rf"switch 0x{guid:016x} \(LID \d+\) now answers "
+                          r"the AR probe", log)) == 1,
+           f"{NO_AGENT} gets an agent: probed again and taken in after "
+           f"{passes} passes, logged once")
+    tap.ok("does not answer" not in log,
+           "no switch is logged again as not answering")
+    state, _ = agent_state(agents.dumps[NO_AGENT])
+    tap.ok(state.get("enable") == 1 and state.get("pause") == 0,
+           f"{NO_AGENT}'s agent is enabled and resumed", str(state))
 
 
 if __name__ == "__main__":
