@@ -36,8 +36,9 @@
 #include "routing/log.h"
 
 #define EM_BUDGET_MS 20000	/* one pass, all batches */
-#define EM_RECHECK_MS 10000	/* idle: re-probe absent endpoints */
-#define EM_MAX_BACKOFF 32	/* passes between probes of an absent port */
+#define EM_RECHECK_MS 5000	/* idle: a quiet pass (absent ports, counters) */
+#define EM_BACKOFF_MS 5000	/* an absent port: probed again after 5 s, */
+#define EM_MAX_BACKOFF_MS 300000	/* doubling up to 5 minutes */
 #define EM_TRAPS 64		/* queued, the rest dropped */
 #define EM_MAX_TABLE 256	/* MAC entries the EM writes per vport */
 #define EM_BAD_LOGS 5		/* malformed MADs logged one by one */
@@ -224,10 +225,11 @@ static struct vf_em_macs *learned_of(struct vf_em_state *e)
 	return l;
 }
 
-/* Should ep be probed this pass?  Absent ones wait 1, 2, 4... passes. */
-static bool probe_due(struct vf_em_state *e, struct em_ep *ep)
+/* Should ep be probed this pass?  Absent ones wait 5 s, 10 s, 20 s... */
+static bool probe_due(struct em_ep *ep)
 {
-	return ep->cap != EM_CAP_ABSENT || e->passes >= ep->next_probe;
+	return ep->cap != EM_CAP_ABSENT ||
+	       (uint64_t)vf_now_ms() >= ep->next_probe;
 }
 
 static void probe_result(struct vf_em_state *e, struct em_ep *ep,
@@ -240,7 +242,8 @@ static void probe_result(struct vf_em_state *e, struct em_ep *ep,
 	    vf_ema_get_cpi(r->resp, r->resp_len, &c) ||
 	    c.base_version != VF_EMA_BASE_VERSION ||
 	    c.class_version != VF_EMA_CLASS_VERSION || !(c.cap_mask & 1)) {
-		unsigned wait = 1u << (ep->misses < 5 ? ep->misses : 5);
+		uint64_t wait = (uint64_t)EM_BACKOFF_MS <<
+				(ep->misses < 10 ? ep->misses : 10);
 
 		if (!ep->absent_logged)
 			vf_log(VF_LOG_INFO,
@@ -252,8 +255,9 @@ static void probe_result(struct vf_em_state *e, struct em_ep *ep,
 		ep->absent_logged = true;
 		ep->cap = EM_CAP_ABSENT;
 		ep->misses++;
-		ep->next_probe = e->passes + (wait < EM_MAX_BACKOFF ? wait :
-					      EM_MAX_BACKOFF);
+		ep->next_probe = (uint64_t)vf_now_ms() +
+				 (wait < EM_MAX_BACKOFF_MS ? wait :
+				  EM_MAX_BACKOFF_MS);
 		return;
 	}
 	if (ep->cap != EM_CAP_YES)
@@ -370,7 +374,7 @@ static void batch_probe(struct vf_em_state *e, struct pass *ps,
 		ep->alive = false;
 		for (unsigned v = 0; v < VF_EMA_MAX_VPORTS; v++)
 			stale |= ep->vp[v].ours && !ep->in_plan;
-		if ((!ep->in_plan && !stale) || !ep->lid || !probe_due(e, ep))
+		if ((!ep->in_plan && !stale) || !ep->lid || !probe_due(ep))
 			continue;
 		req_init(add(ps), ep->lid, i, 0, S_CPI, VF_EMA_GET,
 			 VF_EMA_CLASS_PORT_INFO, 0);

@@ -95,7 +95,8 @@ struct em_ep {
 	uint16_t lid;
 	enum em_cap cap;
 	unsigned num_vports;		/* ClassPortInfo cap_mask high byte */
-	unsigned misses, next_probe;	/* absent: probe again at that pass */
+	unsigned misses;		/* probes unanswered in a row */
+	uint64_t next_probe;		/* absent: not before (vf_now_ms) */
 	bool absent_logged;
 	bool cpi_ok;			/* its trap LID is the SM's */
 	bool in_plan, alive;		/* this pass */
