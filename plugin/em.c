@@ -849,10 +849,9 @@ static struct vf_em_plan *resolve(struct vf_plugin *p)
 	if (vf_dg_resolve(c, f, sm == VF_NONE ? VF_NONE : f->ports[sm].node,
 			  &m) ||
 	    vf_em_plan_build(c, f, &m,
-			     p->pkey_plan.num_vfs == c->num_vfs ?
-			     p->pkey_plan.vf_pkey : NULL,
-			     p->pkey_plan.num_vfs == c->num_vfs ?
-			     p->pkey_plan.vf_sl : NULL, sm, pl, &d)) {
+			     p->vf_keys.n == c->num_vfs ? p->vf_keys.pkey : NULL,
+			     p->vf_keys.n == c->num_vfs ? p->vf_keys.sl : NULL,
+			     sm, pl, &d)) {
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF1203: em: out of memory resolving the virtual Ethernet switches; endpoints keep what they have");
 		vf_dg_members_free(&m);

@@ -129,6 +129,7 @@ static void vf_delete(void *data)
 	vf_plugin_config_free(p);
 	vf_assignment_free(&p->assign);
 	vf_partitions_free(p);
+	vf_partitions_free_keys(p);
 	vf_sa_free(p);
 	free(p->user_partitions);
 	vf_options_free(&p->opts);

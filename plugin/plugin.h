@@ -99,6 +99,12 @@ struct vf_plugin {
 	char *partitions_file;		/* what partition_config_file points
 					 * to once we generate it */
 	struct vf_plan pkey_plan;	/* written, not yet verified */
+	struct {			/* the last plan's VF P_Keys and SLs,
+					 * kept past its check (the EM's) */
+		uint16_t *pkey;
+		int *sl;
+		unsigned n;
+	} vf_keys;
 	struct vf_fabric *pkey_fabric;	/* its fabric; NULL when none */
 	unsigned verify_retries;	/* forced sweeps in a row */
 	double sweep_t0;		/* ms: HEAVY_SWEEP_DONE, for the log */
@@ -161,6 +167,8 @@ const struct vf_plan *vf_partitions_heavy_sweep(struct vf_plugin *p);
  */
 void vf_partitions_verify(struct vf_plugin *p);
 void vf_partitions_free(struct vf_plugin *p);
+/* The VF P_Keys and SLs kept for the EM (at unload). */
+void vf_partitions_free_keys(struct vf_plugin *p);
 
 /*
  * vFabric QoS (plugin/qos.c).  create(): turn opt.qos on when the

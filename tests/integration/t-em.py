@@ -61,8 +61,8 @@ def config(v1_members, broken=False):
  <DeviceGroup><Name>eth1</Name>{nds}</DeviceGroup>
 </DeviceGroups>
 <VirtualFabrics>
- <VirtualFabric><Name>T1</Name><Enable>1</Enable><Member>t1</Member><Application>Any</Application></VirtualFabric>
- <VirtualFabric><Name>T2</Name><Enable>1</Enable><Member>t2</Member><Application>Any</Application></VirtualFabric>
+ <VirtualFabric><Name>T1</Name><Enable>1</Enable><PKey>0x11</PKey><Member>t1</Member><Application>Any</Application></VirtualFabric>
+ <VirtualFabric><Name>T2</Name><Enable>1</Enable><PKey>0x12</PKey><Member>t2</Member><Application>Any</Application></VirtualFabric>
 </VirtualFabrics>
 <VirtualEthernetSwitches><FabricId>{FABRIC_ID}</FabricId>
  <VirtualEthernetSwitch><Name>ve1</Name><VeswId>1</VeswId><VirtualFabric>T1</VirtualFabric>
