@@ -352,7 +352,8 @@ static void do_pass(struct vf_em_state *e, const char *why, bool quiet)
 	pass_members(e, &ps, sm_lid, end);
 	free(ps.r);
 	vf_em_state_write(e->p, &e->plan, e->eps, e->num_eps, e->st,
-			  e->passes);
+			  e->passes,
+			  __atomic_load_n(&e->bad_mads, __ATOMIC_RELAXED));
 	if (quiet && !ps.sets && !ps.failed)
 		return;
 	vf_log(VF_LOG_INFO,

@@ -128,7 +128,8 @@ struct em_member_st {
  */
 void vf_em_state_write(struct vf_plugin *p, const struct vf_em_plan *pl,
 		       const struct em_ep *eps, unsigned num_eps,
-		       const struct em_member_st *st, unsigned pass);
+		       const struct em_member_st *st, unsigned pass,
+		       unsigned bad_mads);
 
 static inline bool em_answered(const struct em_req *r)
 {

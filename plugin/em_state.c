@@ -95,7 +95,8 @@ static void member(struct buf *b, const struct vf_em_member *mb,
 
 void vf_em_state_write(struct vf_plugin *p, const struct vf_em_plan *pl,
 		       const struct em_ep *eps, unsigned num_eps,
-		       const struct em_member_st *st, unsigned pass)
+		       const struct em_member_st *st, unsigned pass,
+		       unsigned bad_mads)
 {
 	const char *dir = p->osm->subn.opt.dump_files_dir;
 	struct buf b = { 0 };
@@ -125,7 +126,7 @@ void vf_em_state_write(struct vf_plugin *p, const struct vf_em_plan *pl,
 		}
 		out(&b, "]}");
 	}
-	out(&b, "],\n \"bad_mads\": %u}\n", 0u);
+	out(&b, "],\n \"bad_mads\": %u}\n", bad_mads);
 	if (b.oom) {
 		free(b.s);
 		return;

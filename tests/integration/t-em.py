@@ -216,11 +216,13 @@ def check_readback(tap, sim, eps, sm_lid, label):
         v = vport0(got.get(ep.lid, {}))
         entry = got.get(ep.lid, {})
         want = {"vesw_id": ep.vesw, "mtu": 9000 if ep.vesw == 2 else 1500,
+                "pkey": 0x8010 + ep.vesw,
                 "mac": lmac(ep.vesw, ep.lid), "encap_slid": ep.lid,
                 "port_num": ep.lid, "fabric_id": FABRIC_ID}
         bad = {k: v.get(k) for k, x in want.items() if v.get(k) != x}
         tap.ok(v and not bad, f"{label}: {ep.name} at {ep.node} (LID "
-               f"{ep.lid}) holds the config: vESW {ep.vesw}, MTU, section 8 "
+               f"{ep.lid}) holds the config: vESW {ep.vesw}, its VF's P_Key, "
+               "MTU, section 8 "
                "MAC, encap SLID and port number = LID",
                f"differs: {bad}\n{entry}")
         tap.ok(str(v.get("config_state", "")).upper().startswith("FORW"),
@@ -370,6 +372,10 @@ def malformed(tap, sim, osm, sm_lid, ep1):
     p = em_pass(sim, since, "after the malformed MADs")
     tap.ok(p[4] == 2 and p[6] == 0, "the EM still runs its passes",
            str(p))
+    st = json.loads(vfsim.read_from(os.path.join(osm.dump_dir,
+                                                 "vfabric-em-state.json")))
+    tap.ok(st.get("bad_mads", 0) >= 5, "the state file counts the MADs "
+           "the EM ignored", str(st.get("bad_mads")))
 
 
 def main():
