@@ -251,6 +251,7 @@ def run(tap, sim, eps):
            "show without LIDs: every CA port but the SM's, exactly the 3 "
            "endpoints, the others 'no endpoint'", f"rc {rc}\n{out}{err}")
     rc, out, err = em(sim, "show")
+    tap.diag(out)
     tap.ok(rc == 0 and "LID" in out.splitlines()[0] and
            out.count("no endpoint") == len(lids) - 4,
            "show (table) lists them too", out + err)
@@ -266,7 +267,8 @@ def malformed(tap, sim, ep):
     before = counters(ep)
     cases = [
         (["--class-version", 2], "status=0x0004", "class version 2"),
-        (["--method", 3], "method=0x83 ", "method 3 (Send)"),
+        (["--method", 3], "method=0x83 attr=ClassPortInfo amod=0x0 "
+         "status=0x0008", "method 3 (Send)"),
         (["--attr", 0x99], "status=0x000c", "unknown attribute 0x99"),
         (["--oui", 0x001122], "status=0x000c", "another OUI"),
         (["--method", 2, "--attr", 0x20], "status=0x000c",
