@@ -215,6 +215,7 @@ void vf_config_free(struct vf_config *c)
 	free(c->routing.route_last);
 	names_free(&c->routing.routing_order);
 	names_free(&c->files);
+	vf_em_config_free(&c->em);
 	vf_config_init(c);
 }
 
@@ -682,5 +683,6 @@ unsigned vf_config_validate(const struct vf_config *c, struct vf_diag *d)
 	check_qos(c, d);
 	check_routing(c, d);
 	check_mcgroups(c, d);
+	vf_em_validate(c, d);
 	return d->errors - before;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "partition/diag.h"
+#include "partition/emconfig.h"
 
 struct vf_ndpat;
 
@@ -221,6 +222,8 @@ struct vf_config {
 	 * vf_partition_routing, routing/tenancy.h); -1 unset.
 	 */
 	int partition_routing;
+	/* <VirtualEthernetSwitches>: the Ethernet Manager (emconfig.h). */
+	struct vf_em_config em;
 	/* Holders of a heap-allocated config (vf_config_hold); 0 for one
 	 * owned in place, freed with vf_config_free(). */
 	int refs;

@@ -735,6 +735,79 @@ static int load_sm(struct xml_load *x, const xmlNode *sm)
 	return 0;
 }
 
+/* ---- <VirtualEthernetSwitches>: the Ethernet Manager ------------------ */
+
+static int load_vesw(struct xml_load *x, const xmlNode *obj)
+{
+	char name[VF_CFG_MAX_NAME + 2], owner[96], buf[256];
+	const char *nm = NULL;
+	struct vf_cfg_vesw *s;
+	struct vf_where at = where(x, obj);
+
+	for (const xmlNode *n = obj->children; n && !nm; n = n->next)
+		if (is(n, "Name"))
+			nm = text_of(n, name, sizeof(name));
+	if (!nm || !*nm || strlen(nm) > VF_CFG_MAX_NAME) {
+		vf_diag_add(x->d, VF_DIAG_ERROR, &at,
+			    "VirtualEthernetSwitch: needs a <Name> of 1-%d characters; ignored",
+			    VF_CFG_MAX_NAME);
+		return 0;
+	}
+	s = vf_em_new_vesw(&x->c->em, nm, at);
+	if (!s)
+		return -ENOMEM;
+	snprintf(owner, sizeof(owner), "VirtualEthernetSwitch '%s'", nm);
+	for (const xmlNode *n = obj->children; n; n = n->next) {
+		const char *v, *why = "";
+		int rc;
+
+		if (n->type != XML_ELEMENT_NODE || is(n, "Name"))
+			continue;
+		v = text_of(n, buf, sizeof(buf));
+		if (!v) {
+			bad_value(x, n, owner, NULL, "at most 255 characters");
+			continue;
+		}
+		rc = vf_em_vesw_field(s, el_name(n), v, &why);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			unsupported(x, n, owner);
+		else if (rc == 2)
+			bad_value(x, n, owner, v, why);
+	}
+	return 0;
+}
+
+static int load_vesws(struct xml_load *x, const xmlNode *list)
+{
+	char buf[64];
+
+	x->c->em.at = where(x, list);
+	for (const xmlNode *n = list->children; n; n = n->next) {
+		const char *v, *why = "";
+		int rc;
+
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (is(n, "FabricId")) {
+			v = text_of(n, buf, sizeof(buf));
+			if (!v || vf_em_fabric_id(&x->c->em, v, &why))
+				bad_value(x, n, "VirtualEthernetSwitches", v,
+					  why);
+			continue;
+		}
+		if (!is(n, "VirtualEthernetSwitch")) {
+			unsupported(x, n, "VirtualEthernetSwitches");
+			continue;
+		}
+		rc = load_vesw(x, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---- <Common>, <Fm> and the file ------------------------------------- */
 
 static int load_section(struct xml_load *x, const xmlNode *sec)
@@ -754,6 +827,8 @@ static int load_section(struct xml_load *x, const xmlNode *sec)
 			rc = load_list(x, n, "VirtualFabric", OBJ_VF);
 		else if (is(n, "Sm"))
 			rc = load_sm(x, n);
+		else if (is(n, "VirtualEthernetSwitches"))
+			rc = load_vesws(x, n);
 		else
 			unsupported(x, n, el_name(sec));
 		if (rc)

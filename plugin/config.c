@@ -143,10 +143,18 @@ void vf_plugin_config_refresh(struct vf_plugin *p)
 	vf_plugin_config_free(p);
 	p->config = fresh;
 	p->config_failed = false;
-	vf_log(VF_LOG_INFO,
-	       "config %s: %u applications, %u device groups, %u virtual fabrics",
-	       path, vf_config_own_apps(fresh), vf_config_own_dgs(fresh),
-	       fresh->num_vfs);
+	{
+		char vesws[48] = "";
+
+		if (fresh->em.num_vesws)
+			snprintf(vesws, sizeof(vesws),
+				 ", %u virtual Ethernet switches",
+				 fresh->em.num_vesws);
+		vf_log(VF_LOG_INFO,
+		       "config %s: %u applications, %u device groups, %u virtual fabrics%s",
+		       path, vf_config_own_apps(fresh),
+		       vf_config_own_dgs(fresh), fresh->num_vfs, vesws);
+	}
 }
 
 void vf_plugin_config_free(struct vf_plugin *p)

@@ -87,10 +87,30 @@ static void point_opensm_at(struct vf_plugin *p, const char *path)
 static void keep_plan(struct vf_plugin *p, struct vf_plan *plan,
 		      struct vf_fabric *f)
 {
+	uint16_t *pk = malloc((plan->num_vfs + 1) * sizeof(*pk));
+	int *sl = malloc((plan->num_vfs + 1) * sizeof(*sl));
+
 	vf_plan_free(&p->pkey_plan);
 	vf_fabric_destroy(p->pkey_fabric);
 	p->pkey_plan = *plan;
 	p->pkey_fabric = f;
+	/* the Ethernet Manager reads them after the check frees the plan */
+	free(p->vf_keys.pkey);
+	free(p->vf_keys.sl);
+	p->vf_keys.pkey = pk;
+	p->vf_keys.sl = sl;
+	p->vf_keys.n = pk && sl ? plan->num_vfs : 0;
+	for (unsigned i = 0; i < p->vf_keys.n; i++) {
+		pk[i] = plan->vf_pkey[i];
+		sl[i] = plan->vf_sl[i];
+	}
+}
+
+void vf_partitions_free_keys(struct vf_plugin *p)
+{
+	free(p->vf_keys.pkey);
+	free(p->vf_keys.sl);
+	memset(&p->vf_keys, 0, sizeof(p->vf_keys));
 }
 
 void vf_partitions_free(struct vf_plugin *p)

@@ -98,8 +98,10 @@ static void *vf_create(osm_opensm_t *osm)
 	vf_plugin_config_refresh(p);
 	vf_qos_create(p);
 	vf_ar_create(p);
+	vf_em_create(p);
 	vf_watch_start(p);
 	if (vf_engines_register(p)) {
+		vf_em_destroy(p);
 		vf_ar_destroy(p);
 		vf_plugin_config_free(p);
 		vf_watch_stop(p);
@@ -121,11 +123,13 @@ static void vf_delete(void *data)
 
 	vf_log(VF_LOG_INFO, "unloading");
 	vf_watch_stop(p);
+	vf_em_destroy(p);
 	vf_ar_destroy(p);
 	vf_drop_last(p);
 	vf_plugin_config_free(p);
 	vf_assignment_free(&p->assign);
 	vf_partitions_free(p);
+	vf_partitions_free_keys(p);
 	vf_sa_free(p);
 	free(p->user_partitions);
 	vf_options_free(&p->opts);
@@ -153,6 +157,8 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 		 * sent).  Sweeper thread, no lock held.
 		 */
 		vf_ar_subnet_up(p);
+		/* hands the policy to the EM's thread: no waiting here */
+		vf_em_subnet_up(p);
 		return;
 	}
 	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)

@@ -34,6 +34,7 @@ struct osm_routing_engine;
 struct osm_subn;
 struct vf_watch;
 struct vf_ar_state;
+struct vf_em_state;
 
 /* What OpenSM's engine callbacks get as context: one per engine. */
 struct vf_engine_ctx {
@@ -98,6 +99,12 @@ struct vf_plugin {
 	char *partitions_file;		/* what partition_config_file points
 					 * to once we generate it */
 	struct vf_plan pkey_plan;	/* written, not yet verified */
+	struct {			/* the last plan's VF P_Keys and SLs,
+					 * kept past its check (the EM's) */
+		uint16_t *pkey;
+		int *sl;
+		unsigned n;
+	} vf_keys;
 	struct vf_fabric *pkey_fabric;	/* its fabric; NULL when none */
 	unsigned verify_retries;	/* forced sweeps in a row */
 	double sweep_t0;		/* ms: HEAVY_SWEEP_DONE, for the log */
@@ -107,6 +114,7 @@ struct vf_plugin {
 	struct vf_routing last;
 	struct vf_qos_state qos;
 	struct vf_ar_state *ar;		/* plugin/ar.c */
+	struct vf_em_state *em;		/* plugin/em.c */
 	/*
 	 * Partition-aware routing: the configuration (compared, never read)
 	 * and mode the routing in progress and the last one were made for;
@@ -159,6 +167,8 @@ const struct vf_plan *vf_partitions_heavy_sweep(struct vf_plugin *p);
  */
 void vf_partitions_verify(struct vf_plugin *p);
 void vf_partitions_free(struct vf_plugin *p);
+/* The VF P_Keys and SLs kept for the EM (at unload). */
+void vf_partitions_free_keys(struct vf_plugin *p);
 
 /*
  * vFabric QoS (plugin/qos.c).  create(): turn opt.qos on when the
@@ -181,6 +191,17 @@ void vf_qos_routing_done(struct vf_plugin *p);
 int vf_ar_create(struct vf_plugin *p);
 void vf_ar_subnet_up(struct vf_plugin *p);
 void vf_ar_destroy(struct vf_plugin *p);
+
+/*
+ * The Ethernet Manager (plugin/em.c, docs/ethernet-manager.md).  At
+ * SUBNET_UP (sweeper thread, no lock held): resolve the virtual Ethernet
+ * switches on the subnet and hand them to the EM's thread, which
+ * configures the endpoints; returns at once.  Nothing happens until a
+ * configuration has vESWs.
+ */
+int vf_em_create(struct vf_plugin *p);
+void vf_em_subnet_up(struct vf_plugin *p);
+void vf_em_destroy(struct vf_plugin *p);
 
 /* Watch the configuration file (config_poll); a change asks for a heavy
  * sweep.  0, or -errno (logged; changes then wait for SIGHUP). */

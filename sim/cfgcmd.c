@@ -65,10 +65,13 @@ int vf_cmd_check_config(int argc, char **argv)
 		return 2;
 	}
 	rc = vf_cli_load_config(argv[1], &c);
-	printf("%s: %s: %u applications, %u device groups, %u QoS groups, %u virtual fabrics (%u enabled)\n",
+	printf("%s: %s: %u applications, %u device groups, %u QoS groups, %u virtual fabrics (%u enabled)",
 	       argv[1], rc ? "errors" : "ok", vf_config_own_apps(&c),
 	       vf_config_own_dgs(&c),
 	       c.num_qos_groups, c.num_vfs, enabled_vfs(&c));
+	if (c.em.num_vesws)
+		printf(", %u virtual Ethernet switches", c.em.num_vesws);
+	printf("\n");
 	vf_config_free(&c);
 	return rc ? 1 : 0;
 }

@@ -8,18 +8,20 @@
  * (vnic/datapath.c), data MADs from peers are reassembled, checked and
  * written to the TAP.
  *
- * The process owns the vport record (struct vf_vport) that the data path
- * reads.  It is set from the command line for now; the EM's management
- * agent will write the same record over the EMA class later, from this
- * poll loop (see handle_mad()).
+ * It is also the VNIC's management agent (class 0x3B, docs/
+ * ema-protocol.md; sim/vnic-mgmt.c): the vport the data path reads is
+ * the agent's slot 0.  With --managed it starts absent (DROP_ALL) and
+ * only the Ethernet Manager's Sets configure it; otherwise the command
+ * line fills the same slot (static mode), which the EMA then reads back.
  *
  * Two threads, as umad2sim's poll() waits only on the umad descriptor
  * when one is in the set (the others are never reported): the main one
  * receives MADs (SMPs answered, data to the TAP), a second one reads the
  * TAP and transmits.  The data path and the vport are under one lock.
  *
- * Counters go to stdout on SIGUSR1 and at exit, and to --state FILE
- * (atomically) whenever they changed, at most every 200 ms.
+ * The state (vport, MAC table, counters) goes to stdout on SIGUSR1 and
+ * at exit, and to --state FILE (atomically) whenever it changed, at most
+ * every 200 ms.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,35 +37,13 @@
 
 #include <infiniband/umad.h>
 
-#include "sim/umadsim.h"
-#include "vnic/datapath.h"
-#include "vnic/tap.h"
+#include "sim/vnic-endpoint.h"
 
 #define EXIT_USAGE 2
 #define TICK_MS 200
 #define LID_WAIT_MS 60000
 #define MAX_UNICAST_LID 0xBFFF
 #define MAX_MTU 9000
-#define FRAME_BUF 65536
-
-struct endpoint {
-	struct vf_umadsim u;
-	int data_id;
-	struct vf_vport vp;		/* ours; the data path reads it */
-	struct vf_dp dp;
-	struct vf_tap tap;
-	const char *tap_name, *netns, *state_file;
-	unsigned lid;			/* 0: ask PortInfo */
-	bool mac_set;			/* else the section 8 MAC */
-	unsigned long tx_send_errors;	/* umad_send failed */
-	unsigned long tx_bounced;	/* ibsim returned it: nobody there */
-	unsigned long rx_host_errors;	/* the TAP refused a frame */
-	uint64_t dumped_mads;		/* traffic at the last state dump */
-	pthread_mutex_t lock;		/* dp, vp, counters */
-	uint8_t *txbuf;			/* umad buffer of the TAP thread */
-	uint8_t frame[FRAME_BUF];	/* received, to the TAP */
-	uint8_t txframe[FRAME_BUF];	/* from the TAP */
-};
 
 static volatile sig_atomic_t stop, report;
 
@@ -75,51 +55,6 @@ static void on_stop(int sig)
 static void on_report(int sig)
 {
 	report = 1;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void mac_str(const uint8_t *m, char *s)
-{
-	sprintf(s, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3],
-		m[4], m[5]);
-}
-
-static void print_state(struct endpoint *ep, FILE *out)
-{
-	char mac[18];
-
-	mac_str(ep->vp.base_mac, mac);
-	fprintf(out, "# vnic-endpoint lid %u vesw %u pkey 0x%04x mac %s tap %s oper_state %u\n",
-		ep->vp.encap_slid, ep->vp.vesw.vesw_id, ep->vp.vesw.pkey, mac,
-		ep->tap.name, ep->vp.oper_state);
-	vf_dp_print_counters(&ep->dp.c, "", out);
-	fprintf(out, "tx_send_errors %lu\ntx_bounced %lu\nrx_host_errors %lu\n",
-		ep->tx_send_errors, ep->tx_bounced, ep->rx_host_errors);
-}
-
-static void write_state(struct endpoint *ep)
-{
-	char tmp[4096];
-	FILE *out;
-
-	ep->dumped_mads = ep->dp.c.tx_mads + ep->dp.c.rx_mads +
-			  ep->dp.c.tx_drop_state + ep->dp.c.tx_dlid_zero;
-	if (!ep->state_file)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", ep->state_file);
-	out = fopen(tmp, "w");
-	if (!out)
-		return;
-	print_state(ep, out);
-	if (fclose(out) == 0)
-		rename(tmp, ep->state_file);
 }
 
 /* The data path's output: one data MAD to dlid's QP1. */
@@ -135,16 +70,17 @@ static void emit(void *arg, uint32_t dlid, const uint8_t *mad, size_t len)
 		ep->tx_send_errors++;
 }
 
-/*
- * A MAD that is not an SMP.  Data MADs go to the data path; the EMA
- * class will be dispatched here too once the agent exists.
- */
+/* A MAD that is not an SMP: data to the data path, EMA to the agent. */
 static void handle_mad(struct endpoint *ep, int len)
 {
 	const uint8_t *mad = umad_get_mad(ep->u.rbuf);
 	ib_mad_addr_t *addr = umad_get_mad_addr(ep->u.rbuf);
 	size_t n;
 
+	if (mad[1] == VF_EMA_CLASS) {
+		vnic_mgmt_mad(ep, len);
+		return;
+	}
 	if (mad[1] != VF_DP_CLASS)
 		return;
 	if (umad_status(ep->u.rbuf)) {
@@ -152,7 +88,7 @@ static void handle_mad(struct endpoint *ep, int len)
 		ep->tx_bounced++;
 		return;
 	}
-	n = vf_dp_rx(&ep->dp, ntohs(addr->lid), mad, (size_t)len, now_ms(),
+	n = vf_dp_rx(&ep->dp, ntohs(addr->lid), mad, (size_t)len, vnic_now_ms(),
 		     ep->frame, sizeof(ep->frame));
 	if (n && write(ep->tap.fd, ep->frame, n) != (ssize_t)n)
 		ep->rx_host_errors++;
@@ -185,37 +121,27 @@ static void *tap_thread(void *arg)
 	return NULL;
 }
 
-/* The host's up/down of the TAP drives oper_state (reference 4.1). */
-static void track_admin(struct endpoint *ep)
-{
-	int up = vf_tap_is_up(&ep->tap);
-
-	if (up < 0 || (bool)up == ep->vp.admin_up)
-		return;
-	ep->vp.admin_up = up;
-	vf_dp_update_state(&ep->vp);
-	printf("vnic-endpoint: %s is %s: oper_state %u\n", ep->tap.name,
-	       up ? "up" : "down", ep->vp.oper_state);
-}
-
 static int setup_tap(struct endpoint *ep)
 {
 	int err = vf_tap_open(&ep->tap, ep->tap_name);
 	const char *what = "create";
 
-	if (!err) {
+	if (!err && !ep->managed) {
 		what = "set the MAC of";
-		err = vf_tap_set_mac(&ep->tap, ep->vp.base_mac);
+		err = vf_tap_set_mac(&ep->tap, ep->vp->base_mac);
+		memcpy(ep->tap_mac, ep->vp->base_mac, 6);
 	}
-	if (!err) {
+	if (!err && !ep->managed) {
 		what = "set the MTU of";
-		err = vf_tap_set_mtu(&ep->tap, ep->vp.vesw.eth_mtu);
+		err = vf_tap_set_mtu(&ep->tap, ep->vp->vesw.eth_mtu);
+		ep->tap_mtu = ep->vp->vesw.eth_mtu;
 	}
 	if (!err && ep->netns) {
 		what = "move to the netns";
 		err = vf_tap_move(&ep->tap, ep->netns);
 	}
-	if (!err) {
+	/* managed: the host brings it up, as it would its own netdev */
+	if (!err && !ep->managed) {
 		what = "bring up";
 		err = vf_tap_set_up(&ep->tap, true);
 	}
@@ -227,9 +153,9 @@ static int setup_tap(struct endpoint *ep)
 
 static int find_lid(struct endpoint *ep)
 {
-	uint64_t deadline = now_ms() + LID_WAIT_MS;
+	uint64_t deadline = vnic_now_ms() + LID_WAIT_MS;
 
-	while (!ep->lid && !stop && now_ms() < deadline) {
+	while (!ep->lid && !stop && vnic_now_ms() < deadline) {
 		ep->lid = vf_umadsim_own_lid(&ep->u);
 		if (!ep->lid)
 			vf_umadsim_recv(&ep->u, 500);
@@ -260,23 +186,25 @@ static void receive_loop(struct endpoint *ep)
 
 	while (!stop) {
 		int len = vf_umadsim_recv(&ep->u, TICK_MS);
-		uint64_t now = now_ms();
+		uint64_t now = vnic_now_ms();
 
 		pthread_mutex_lock(&ep->lock);
 		if (len)
 			handle_mad(ep, len);
 		if (now >= next_tick) {
 			next_tick = now + TICK_MS;
-			track_admin(ep);
+			vnic_mgmt_tick(ep);
 			vf_dp_expire(&ep->dp, now);
-			if (ep->dumped_mads != ep->dp.c.tx_mads + ep->dp.c.rx_mads +
-			    ep->dp.c.tx_drop_state + ep->dp.c.tx_dlid_zero)
-				write_state(ep);
+			if (ep->dirty ||
+			    ep->dumped_mads != ep->dp.c.tx_mads +
+			    ep->dp.c.rx_mads + ep->dp.c.tx_drop_state +
+			    ep->dp.c.tx_dlid_zero)
+				vnic_write_state(ep);
 		}
 		if (report) {
 			report = 0;
-			print_state(ep, stdout);
-			write_state(ep);
+			vnic_print_state(ep, stdout);
+			vnic_write_state(ep);
 		}
 		pthread_mutex_unlock(&ep->lock);
 	}
@@ -295,32 +223,48 @@ static int serve(struct endpoint *ep)
 	ep->data_id = vf_umadsim_register(&ep->u, VF_DP_CLASS,
 					  VF_DP_CLASS_VERSION, VF_DP_OUI,
 					  1u << VF_DP_METHOD_SEND);
-	if (!ep->txbuf || ep->data_id < 0) {
-		fprintf(stderr, "vnic-endpoint: cannot register class 0x%02x\n",
-			VF_DP_CLASS);
+	/* every method: a client crashes on a MAD it did not register */
+	ep->ema_id = vf_umadsim_register(&ep->u, VF_EMA_CLASS,
+					 VF_EMA_CLASS_VERSION, VF_EMA_OUI,
+					 ~1u);
+	if (!ep->txbuf || ep->data_id < 0 || ep->ema_id < 0) {
+		fprintf(stderr, "vnic-endpoint: cannot register classes 0x%02x and 0x%02x\n",
+			VF_DP_CLASS, VF_EMA_CLASS);
 		return 1;
 	}
-	if (vf_umadsim_claim_sm(&ep->u) || find_lid(ep))
+	/* answering EMA from now on: the static vport must be complete */
+	if (find_lid(ep))
 		return 1;
-	ep->vp.encap_slid = ep->lid;
-	if (!ep->mac_set)
-		vf_dp_lmac(ep->vp.vesw.fabric_id, ep->vp.vesw.vesw_id, ep->lid,
-			   ep->vp.base_mac);
+	if (!ep->managed) {
+		ep->vp->encap_slid = ep->lid;
+		if (!ep->mac_set)
+			vf_dp_lmac(ep->vp->vesw.fabric_id,
+				   ep->vp->vesw.vesw_id, ep->lid,
+				   ep->vp->base_mac);
+	}
+	if (vf_umadsim_claim_sm(&ep->u))
+		return 1;
 	if (setup_tap(ep))
 		return 1;
-	track_admin(ep);
-	write_state(ep);
-	mac_str(ep->vp.base_mac, mac);
+	vnic_mgmt_tick(ep);
+	vnic_write_state(ep);
+	vnic_mac_str(ep->vp->base_mac, mac);
 	if (start_tap_thread(ep, &tap))
 		return 1;
-	printf("vnic-endpoint: LID %u vESW %u P_Key 0x%04x MAC %s MTU %u TAP %s%s%s: ready\n",
-	       ep->lid, ep->vp.vesw.vesw_id, ep->vp.vesw.pkey, mac,
-	       ep->vp.vesw.eth_mtu, ep->tap.name, ep->netns ? " in netns " : "",
-	       ep->netns ? ep->netns : "");
+	if (ep->managed)
+		printf("vnic-endpoint: LID %u managed (vport absent until the EM sets it) TAP %s%s%s: ready\n",
+		       ep->lid, ep->tap.name, ep->netns ? " in netns " : "",
+		       ep->netns ? ep->netns : "");
+	else
+		printf("vnic-endpoint: LID %u vESW %u P_Key 0x%04x MAC %s MTU %u TAP %s%s%s: ready\n",
+		       ep->lid, ep->vp->vesw.vesw_id, ep->vp->vesw.pkey, mac,
+		       ep->vp->vesw.eth_mtu, ep->tap.name,
+		       ep->netns ? " in netns " : "",
+		       ep->netns ? ep->netns : "");
 	receive_loop(ep);
 	pthread_join(tap, NULL);
-	print_state(ep, stdout);
-	write_state(ep);
+	vnic_print_state(ep, stdout);
+	vnic_write_state(ep);
 	vf_tap_close(&ep->tap);
 	vf_umadsim_close(&ep->u);
 	free(ep->txbuf);
@@ -384,16 +328,22 @@ static int add_peer(struct vf_vport *vp, unsigned *n, const char *s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: vnic-endpoint --vesw ID --pkey PKEY --tap NAME [--netns NS]\n"
+		"usage: vnic-endpoint --managed --tap NAME [--netns NS] [--lid LID]\n"
+		"           [--no-replicate] [--timeout-ms N] [--state FILE]\n"
+		"       vnic-endpoint --vesw ID --pkey PKEY --tap NAME [--netns NS]\n"
 		"           [--lid LID] [--fabric ID] [--mac MAC] [--mtu N]\n"
 		"           [--peer MAC=LID | --peer LID]... [--default-dlid LID]...\n"
 		"           [--mcast-dlid LID] [--no-replicate] [--timeout-ms N]\n"
 		"           [--state FILE]\n"
+		"--managed: the vport is absent until the Ethernet Manager sets it\n"
+		"(EMA, class 0x3B; try vfabric-em); the TAP stays down until the\n"
+		"host brings it up.  Otherwise the options configure the vport.\n"
 		"Run under umad2sim (LD_PRELOAD) with SIM_HOST=<host>.\n");
 }
 
 enum { O_VESW = 256, O_PKEY, O_TAP, O_NETNS, O_LID, O_FABRIC, O_MAC, O_MTU,
-       O_PEER, O_DEFAULT, O_MCAST, O_NOREP, O_TIMEOUT, O_STATE, O_HELP };
+       O_PEER, O_DEFAULT, O_MCAST, O_NOREP, O_TIMEOUT, O_STATE, O_MANAGED,
+       O_HELP };
 
 static int parse_args(struct endpoint *ep, int argc, char **argv)
 {
@@ -412,16 +362,17 @@ static int parse_args(struct endpoint *ep, int argc, char **argv)
 		{ "no-replicate", no_argument, NULL, O_NOREP },
 		{ "timeout-ms", required_argument, NULL, O_TIMEOUT },
 		{ "state", required_argument, NULL, O_STATE },
+		{ "managed", no_argument, NULL, O_MANAGED },
 		{ "help", no_argument, NULL, O_HELP },
 		{ 0 }
 	};
-	struct vf_vesw *v = &ep->vp.vesw;
+	struct vf_vesw *v = &ep->vp->vesw;
 	char *peers[VF_VPORT_MAC_TABLE];
 	unsigned npeers = 0, nmacs = 0, ndef = 0;
+	bool static_opt = false;
 	unsigned long x;
 	int ch;
 
-	v->eth_mtu = 1500;
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		const char *bad = NULL;
 
@@ -450,8 +401,8 @@ static int parse_args(struct endpoint *ep, int argc, char **argv)
 			v->fabric_id = (uint16_t)x;
 			break;
 		case O_MAC:
-			if (parse_mac(optarg, ep->vp.base_mac) ||
-			    ep->vp.base_mac[0] & 1)
+			if (parse_mac(optarg, ep->vp->base_mac) ||
+			    ep->vp->base_mac[0] & 1)
 				bad = "--mac wants a unicast MAC xx:xx:xx:xx:xx:xx";
 			ep->mac_set = true;
 			break;
@@ -481,6 +432,7 @@ static int parse_args(struct endpoint *ep, int argc, char **argv)
 			v->u_mcast_dlid = (uint32_t)x;
 			break;
 		case O_NOREP: ep->dp.replicate = false; break;
+		case O_MANAGED: ep->managed = true; break;
 		case O_TIMEOUT:
 			if (parse_num(optarg, 1, 600000, &x))
 				bad = "--timeout-ms wants 1-600000";
@@ -498,7 +450,22 @@ static int parse_args(struct endpoint *ep, int argc, char **argv)
 				optarg);
 			return -1;
 		}
+		static_opt |= ch == O_VESW || ch == O_PKEY || ch == O_FABRIC ||
+			      ch == O_MAC || ch == O_MTU || ch == O_PEER ||
+			      ch == O_DEFAULT || ch == O_MCAST;
 	}
+	if (ep->managed && static_opt) {
+		fprintf(stderr, "vnic-endpoint: --managed takes no vport options (--vesw, --pkey, --fabric, --mac, --mtu, --peer, --default-dlid, --mcast-dlid): the EM sets them\n");
+		return -1;
+	}
+	if (ep->managed && (optind != argc || !ep->tap_name)) {
+		fprintf(stderr, "vnic-endpoint: --managed needs --tap%s\n",
+			optind != argc ? " (and no other arguments)" : "");
+		usage();
+		return -1;
+	}
+	if (ep->managed)
+		return 0;
 	if (optind != argc || !v->vesw_id || !v->pkey || !ep->tap_name) {
 		fprintf(stderr, "vnic-endpoint: --vesw, --pkey and --tap are needed%s\n",
 			optind != argc ? " (and no other arguments)" : "");
@@ -507,7 +474,7 @@ static int parse_args(struct endpoint *ep, int argc, char **argv)
 	}
 	/* peers last: a LID alone needs the fabric and vESW ids */
 	for (unsigned i = 0; i < npeers; i++)
-		if (add_peer(&ep->vp, &nmacs, peers[i])) {
+		if (add_peer(ep->vp, &nmacs, peers[i])) {
 			fprintf(stderr, "vnic-endpoint: --peer wants MAC=LID or LID, not '%s'\n",
 				peers[i]);
 			return -1;
@@ -521,13 +488,21 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	pthread_mutex_init(&ep.lock, NULL);
-	vf_dp_init(&ep.dp, &ep.vp);
+	/* one vport: one TAP per process */
+	vf_ema_agent_init(&ep.ema, 1, 1);
+	ep.vp = &ep.ema.slot[0].vport;
+	vf_dp_init(&ep.dp, ep.vp);
+	ep.vp->vesw.eth_mtu = 1500;
 	if (parse_args(&ep, argc, argv))
 		return EXIT_USAGE;
-	/* statically configured: forwarding as soon as the TAP is up */
-	ep.vp.exists = true;
-	ep.vp.config_state = VF_VPORT_FORWARDING;
-	vf_dp_update_state(&ep.vp);
+	if (ep.managed) {
+		ep.vp->vesw.eth_mtu = 0;	/* the POD value */
+	} else {
+		/* statically configured: forwarding once the TAP is up */
+		ep.vp->exists = true;
+		ep.vp->config_state = VF_VPORT_FORWARDING;
+		vf_ema_vport_update_state(ep.vp);
+	}
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGUSR1, on_report);

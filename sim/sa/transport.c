@@ -29,6 +29,8 @@
 #define UMAD2SIM_CA "ibsim"
 #define UMAD2SIM_MAD_BYTES 224
 
+const char *vf_sa_prog = "vfabric-sa";
+
 uint64_t vf_now_us(void)
 {
 	struct timespec ts;
@@ -59,8 +61,8 @@ int vf_sa_open(struct vf_sa_port *p, const char *ca, int portnum,
 		snprintf(name, sizeof(name), "%s", ca);
 	if (umad_init() < 0 ||
 	    umad_get_port(ca ? name : NULL, portnum, &port) < 0) {
-		fprintf(stderr, "vfabric-sa: no InfiniBand port (%s port %d)\n",
-			ca ? ca : "any CA", portnum);
+		fprintf(stderr, "%s: no InfiniBand port (%s port %d)\n",
+			vf_sa_prog, ca ? ca : "any CA", portnum);
 		return -1;
 	}
 	p->lid = (uint16_t)port.base_lid;
@@ -73,12 +75,14 @@ int vf_sa_open(struct vf_sa_port *p, const char *ca, int portnum,
 		SIZE_MAX : UMAD2SIM_MAD_BYTES;
 	umad_release_port(&port);
 	if (!p->sm_lid) {
-		fprintf(stderr, "vfabric-sa: the port knows no SM LID (give --sm-lid)\n");
+		fprintf(stderr, "%s: the port knows no SM LID (give --sm-lid)\n",
+			vf_sa_prog);
 		return -1;
 	}
 	p->fd = umad_open_port(name, portnum);
 	if (p->fd < 0) {
-		fprintf(stderr, "vfabric-sa: cannot open %s port %d\n", name,
+		fprintf(stderr, "%s: cannot open %s port %d\n", vf_sa_prog,
+			name,
 			portnum);
 		return -1;
 	}
@@ -88,7 +92,8 @@ int vf_sa_open(struct vf_sa_port *p, const char *ca, int portnum,
 	p->rbuf = calloc(1, umad_size() + p->rlen);
 	p->sbuf = calloc(1, umad_size() + VF_MAD_SIZE);
 	if (p->agent < 0 || !p->rbuf || !p->sbuf) {
-		fprintf(stderr, "vfabric-sa: cannot register an SA agent\n");
+		fprintf(stderr, "%s: cannot register an SA agent\n",
+			vf_sa_prog);
 		vf_sa_close(p);
 		return -1;
 	}
@@ -114,15 +119,33 @@ uint32_t vf_sa_new_tid(struct vf_sa_port *p)
 	return p->next_tid;
 }
 
-int vf_sa_send(struct vf_sa_port *p, const uint8_t *mad)
+int vf_sa_register(struct vf_sa_port *p, uint8_t mgmt_class,
+		   uint8_t version, uint32_t oui)
+{
+	uint8_t o[3] = { (uint8_t)(oui >> 16), (uint8_t)(oui >> 8),
+			 (uint8_t)oui };
+
+	if (oui)
+		return umad_register_oui(p->fd, mgmt_class, 0, o, NULL);
+	return umad_register(p->fd, mgmt_class, version, 0, NULL);
+}
+
+int vf_sa_send_to(struct vf_sa_port *p, int agent, unsigned lid,
+		  const uint8_t *mad)
 {
 	int rc;
 
 	memcpy(umad_get_mad(p->sbuf), mad, VF_MAD_SIZE);
-	umad_set_addr(p->sbuf, p->sm_lid, 1, 0, QP1_QKEY);
-	rc = umad_send(p->fd, p->agent, p->sbuf, VF_MAD_SIZE, p->timeout_ms,
-		       0);
+	umad_set_addr(p->sbuf, (int)lid, 1, 0, QP1_QKEY);
+	rc = umad_send(p->fd, agent, p->sbuf,
+		       p->send_len ? (int)p->send_len : VF_MAD_SIZE,
+		       p->timeout_ms, 0);
 	return rc < 0 ? -(errno ? errno : EIO) : 0;
+}
+
+int vf_sa_send(struct vf_sa_port *p, const uint8_t *mad)
+{
+	return vf_sa_send_to(p, p->agent, p->sm_lid, mad);
 }
 
 int vf_sa_recv(struct vf_sa_port *p, int timeout_ms, struct vf_sa_reply *r)
@@ -157,19 +180,21 @@ int vf_sa_recv(struct vf_sa_port *p, int timeout_ms, struct vf_sa_reply *r)
 	return 0;
 }
 
-int vf_sa_query(struct vf_sa_port *p, uint8_t *mad, struct vf_sa_reply *r,
-		int *tries)
+int vf_sa_query_to(struct vf_sa_port *p, int agent, unsigned lid,
+		   uint8_t *mad, struct vf_sa_reply *r, int *tries)
 {
 	uint32_t tid = (uint32_t)(mad[12] << 24 | mad[13] << 16 |
 				  mad[14] << 8 | mad[15]);
 	uint64_t deadline;
 	int64_t left;
+	bool status = false;
 	int rc;
 
 	for (*tries = 1; *tries <= 1 + p->retries; ++*tries) {
-		rc = vf_sa_send(p, mad);
+		rc = vf_sa_send_to(p, agent, lid, mad);
 		if (rc < 0)
 			return rc;
+		status = false;
 		deadline = vf_now_us() + (uint64_t)p->timeout_ms * 1000;
 		for (;;) {
 			left = (int64_t)(deadline - vf_now_us());
@@ -182,14 +207,27 @@ int vf_sa_query(struct vf_sa_port *p, uint8_t *mad, struct vf_sa_reply *r,
 				return rc;
 			if (r->tid != tid)
 				continue;	/* a late answer to a retry */
-			if (r->umad_status)
+			if (r->umad_status) {
+				if (p->status_final)
+					return -EHOSTUNREACH;
+				status = true;
 				break;		/* lost or bounced: try again */
+			}
 			return 0;
 		}
 		if (*tries <= p->retries)
-			fprintf(stderr, "vfabric-sa: no answer to TID 0x%08x in %d ms (try %d of %d)\n",
-				tid, p->timeout_ms, *tries, 1 + p->retries);
+			fprintf(stderr, "%s: no answer to TID 0x%08x in %d ms (try %d of %d)\n",
+				vf_sa_prog, tid, p->timeout_ms, *tries,
+				1 + p->retries);
 	}
 	*tries = 1 + p->retries;
-	return -ETIMEDOUT;
+	return status ? -EHOSTUNREACH : -ETIMEDOUT;
+}
+
+int vf_sa_query(struct vf_sa_port *p, uint8_t *mad, struct vf_sa_reply *r,
+		int *tries)
+{
+	int rc = vf_sa_query_to(p, p->agent, p->sm_lid, mad, r, tries);
+
+	return rc == -EHOSTUNREACH ? -ETIMEDOUT : rc;
 }

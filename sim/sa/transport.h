@@ -22,6 +22,10 @@ struct vf_sa_port {
 	uint8_t gid[16];		/* our port GID */
 	int timeout_ms, retries;	/* per try; extra tries */
 	size_t mad_max;			/* MAD bytes the transport keeps */
+	size_t send_len;		/* bytes a send passes, 0: a MAD;
+					 * fewer only for fault injection */
+	bool status_final;		/* a umad status ends a query: no
+					 * retry (ibsim's bounce is final) */
 	uint32_t next_tid;
 	void *rbuf;			/* receive umad + MAD */
 	size_t rlen;			/* its MAD capacity */
@@ -67,6 +71,29 @@ int vf_sa_recv(struct vf_sa_port *p, int timeout_ms, struct vf_sa_reply *r);
  */
 int vf_sa_query(struct vf_sa_port *p, uint8_t *mad, struct vf_sa_reply *r,
 		int *tries);
+
+/*
+ * Other classes on the same port (vfabric-em speaks the EMA class to
+ * endpoints and asks the SA where they are): register class (oui
+ * non-zero: vendor range 2) as a requester; the agent id or -1.
+ */
+int vf_sa_register(struct vf_sa_port *p, uint8_t mgmt_class,
+		   uint8_t version, uint32_t oui);
+
+/* Send the 256-byte MAD with agent to lid's QP 1.  0 or -errno. */
+int vf_sa_send_to(struct vf_sa_port *p, int agent, unsigned lid,
+		  const uint8_t *mad);
+
+/*
+ * vf_sa_query to any LID with any agent; also -EHOSTUNREACH when the
+ * last try ended with a umad status (r->umad_status: under ibsim 110,
+ * nobody at the LID takes the class; on a kernel, its own timeout).
+ */
+int vf_sa_query_to(struct vf_sa_port *p, int agent, unsigned lid,
+		   uint8_t *mad, struct vf_sa_reply *r, int *tries);
+
+/* The program named in messages ("vfabric-sa" unless changed). */
+extern const char *vf_sa_prog;
 
 /* Microseconds of CLOCK_MONOTONIC. */
 uint64_t vf_now_us(void);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""The four vFabric examples in conf/ (seed 000's default, default plus
-Compute QoS, eight QoS vFabrics, security-focused tenants), each loaded by
+"""The vFabric examples in conf/ (seed 000's default, default plus
+Compute QoS, eight QoS vFabrics, security-focused tenants, Ethernet
+tenants), each loaded by
 stock OpenSM with the plugin on an ibsim fat tree.  For every host and
 every switch port facing one, the P_Key table read back with smpquery must
 hold exactly what `vfabric resolve` computes from the same file on the
@@ -19,7 +20,8 @@ import vftest
 
 FULL = 0x8000
 EXAMPLES = ["vfabric-default.xml", "vfabric-compute-qos.xml",
-            "vfabric-qos8.xml", "vfabric-tenants.xml"]
+            "vfabric-qos8.xml", "vfabric-tenants.xml",
+            "vfabric-ethernet.xml"]
 
 
 def read_tables(sim):
@@ -62,7 +64,7 @@ def resolved(sim, conf, sm_host):
 
 def promises(name, tables, sm_host):
     """What the example itself says, independent of the resolver."""
-    if name != "vfabric-tenants.xml":
+    if name not in ("vfabric-tenants.xml", "vfabric-ethernet.xml"):
         return [h for h, (own, _) in tables.items() if own != {0xffff}]
     bad = []
     tenant = {h: ("A" if h <= "cn0006" else "B") for h in tables

@@ -23,138 +23,12 @@ Needs root (TAP devices, namespaces): skipped otherwise.
 """
 
 import os
-import re
-import shutil
-import signal
 import subprocess
 
 import topogen
 import vfsim
-import vftest
-
-ENDPOINT = os.path.abspath(os.environ.get(
-    "VF_VNIC_ENDPOINT", os.path.join(vftest.TOP_BUILDDIR, "sim",
-                                     "vnic-endpoint")))
-TAG = f"{os.getpid() % 100000}"
-
-
-class Endpoint:
-    """One vnic-endpoint we started, its namespace and files."""
-
-    def __init__(self, name, node, vesw, pkey, addr):
-        self.name, self.node, self.vesw, self.pkey = name, node, vesw, pkey
-        self.addr = addr
-        self.netns = f"vfv{TAG}{name}"
-        self.tap = f"vft{TAG}{name}"
-        self.proc = self.log = self.state = None
-        self.lid = self.mac = None
-
-
-class Endpoints:
-    """Start, watch and stop the endpoints (by PID) and their
-    namespaces."""
-
-    def __init__(self, sim):
-        self.sim, self.eps, self.netns = sim, [], []
-
-    def start(self, ep, peers):
-        subprocess.run(["ip", "netns", "add", ep.netns], check=True)
-        self.netns.append(ep.netns)
-        # no IPv6: its neighbour discovery would add frames (and bounces
-        # from peers not started yet) to the counts
-        subprocess.run(["ip", "netns", "exec", ep.netns, "sysctl", "-qw",
-                        "net.ipv6.conf.default.disable_ipv6=1"],
-                       check=True)
-        ep.log = os.path.join(self.sim.workdir, f"{ep.name}.log")
-        ep.state = os.path.join(self.sim.workdir, f"{ep.name}.state")
-        env = self.sim._env(ep.node)
-        argv = [ENDPOINT, "--vesw", str(ep.vesw), "--pkey", hex(ep.pkey),
-                "--tap", ep.tap, "--netns", ep.netns, "--state", ep.state]
-        for lid in peers:
-            argv += ["--peer", str(lid)]
-        with open(ep.log, "wb") as log:
-            ep.proc = subprocess.Popen(
-                argv, env=env, cwd=self.sim.workdir, stdout=log,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                preexec_fn=vfsim._pdeathsig)
-        self.eps.append(ep)
-        m = vfsim.wait_until(
-            lambda: re.search(r"LID (\d+) .* MAC (\S+) .*: ready",
-                              vfsim.read_from(ep.log)),
-            30, f"vnic-endpoint {ep.name} at {ep.node}", self.check)
-        ep.lid, ep.mac = int(m.group(1)), m.group(2)
-        ip(ep, "addr", "add", f"{ep.addr}/24", "dev", ep.tap)
-        ip(ep, "link", "set", "lo", "up")
-
-    def check(self):
-        for ep in self.eps:
-            if ep.proc.poll() is not None:
-                raise vfsim.SimError(f"vnic-endpoint {ep.name} exited (rc "
-                                     f"{ep.proc.returncode}):\n"
-                                     f"{vfsim.tail(ep.log)}")
-
-    def stop(self):
-        rcs = {}
-        for ep in self.eps:
-            p = ep.proc
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-            rcs[ep.name] = p.returncode
-        for ns in self.netns:
-            subprocess.run(["ip", "netns", "del", ns],
-                           stderr=subprocess.DEVNULL)
-        return rcs
-
-
-def ip(ep, *args):
-    subprocess.run(["ip", "-n", ep.netns] + list(args), check=True,
-                   capture_output=True)
-
-
-def ping(ep, addr, count=3, size=None, wait=2):
-    argv = ["ip", "netns", "exec", ep.netns, "ping", "-n", "-c", str(count),
-            "-i", "0.2", "-W", str(wait)]
-    if size:
-        argv += ["-s", str(size)]
-    res = subprocess.run(argv + [addr], capture_output=True, text=True,
-                         timeout=60)
-    return res.returncode, res.stdout + res.stderr
-
-
-def counters(ep):
-    out = {}
-    for line in vfsim.read_from(ep.state).splitlines():
-        m = re.match(r"(\w+) (\d+)$", line)
-        if m:
-            out[m.group(1)] = int(m.group(2))
-    return out
-
-
-def wait_counters(ep, pred, timeout=5):
-    """The endpoint's counters once pred holds (they are written within
-    200 ms of a change), or the last ones read."""
-    last = [{}]
-
-    def ok():
-        last[0] = counters(ep)
-        return pred(last[0])
-
-    try:
-        vfsim.wait_until(ok, timeout, f"{ep.name} counters")
-    except vfsim.SimError:
-        pass
-    return last[0]
-
-
-def host_lids(sim):
-    nodes = vfsim.parse_ibnetdiscover(vfsim.read_from(sim.discover()))
-    return {n["desc"].split()[0]: n["lid"] for n in nodes.values()
-            if n["kind"] == "Ca"}
+from vnictest import (ENDPOINT, Endpoint, Endpoints, counters, host_lids,
+                      ip, lmac, ping, require_root_tools, wait_counters)
 
 
 def run(tap, sim, eps):
@@ -170,8 +44,7 @@ def run(tap, sim, eps):
     eps.start(ep3, [])
     for ep in (ep1, ep2, ep3):
         lid = lids[ep.node]
-        want = (f"02:{(ep.vesw << 4) & 0xff:02x}:{ep.vesw >> 4:02x}:"
-                f"{lid & 0xff:02x}:{lid >> 8 & 0xff:02x}:00")
+        want = lmac(0, ep.vesw, lid)
         tap.ok(ep.lid == lid and ep.mac == want,
                f"{ep.name} at {ep.node}: its own LID {lid} from PortInfo, "
                f"the section 8 MAC {want}", f"LID {ep.lid} MAC {ep.mac}")
@@ -248,13 +121,7 @@ def usage_errors(tap):
 
 def main():
     tap = vfsim.Tap()
-    if os.geteuid() != 0:
-        tap.skip_all("needs root (TAP devices and network namespaces)")
-    if not os.path.exists("/dev/net/tun"):
-        tap.skip_all("no /dev/net/tun")
-    for tool in ("ip", "ping"):
-        if not shutil.which(tool):
-            tap.skip_all(f"no {tool} (iproute2, iputils-ping)")
+    require_root_tools(tap)
     vfsim.require_tools(tap)
     if not os.access(ENDPOINT, os.X_OK):
         tap.skip_all(f"vnic-endpoint not built ({ENDPOINT})")

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vnic/datapath.h"
+#include "vnic/dp-ema.h"
 #include "tap.h"
 
 #define MAX_MADS 4096
@@ -598,6 +599,41 @@ static void counters(void)
 	   "counters printed as name value lines");
 }
 
+/* The EMA counters an endpoint reports are the data path's. */
+static void ema_counters(void)
+{
+	struct vf_dp_counters c = { 0 };
+	struct vf_ema_summary s;
+	struct vf_ema_errors e;
+
+	memset(&s, 0xff, sizeof(s));
+	memset(&e, 0xff, sizeof(e));
+	c.tx_packets = 7;
+	c.rx_bytes = 1000;
+	c.tx_size[0] = 3;
+	c.tx_size[6] = 4;
+	c.rx_size[5] = 2;
+	c.tx_dlid_zero = 1;
+	c.tx_oversize = 2;
+	c.rx_bad_veswid = 5;
+	c.rx_bad_pkey = 6;
+	c.rx_bad_icrc = 1;
+	vf_dp_ema_counters(&c, &s, &e);
+	OK(s.tx_packets == 7 && s.rx_bytes == 1000 && s.tx_64 == 3 &&
+	   s.tx_1519_max == 4 && s.rx_1024_1518 == 2 && s.rx_64 == 0,
+	   "EMA summary: packets, bytes, size buckets");
+	OK(s.tx_errors == 3 && e.tx_errors == 3 && s.rx_errors == 12 &&
+	   e.rx_errors == 12, "EMA tx/rx_errors: the data path's sums");
+	OK(e.tx_dlid_zero == 1 && e.tx_logic == 2 && e.rx_bad_veswid == 5 &&
+	   e.rx_logic == 7 && e.tx_smac_filt == 0 && e.rx_eth_down == 0,
+	   "EMA error kinds; ours without a counter of their own are logic");
+	EQ_U(e.tx_dlid_zero + e.tx_logic + e.tx_drop_state + e.tx_smac_filt,
+	     e.tx_errors, "EMA tx_errors is the sum of its kinds");
+	EQ_U(e.rx_bad_veswid + e.rx_runt + e.rx_oversize + e.rx_eth_down +
+	     e.rx_drop_state + e.rx_logic, e.rx_errors,
+	     "EMA rx_errors is the sum of its kinds");
+}
+
 int main(void)
 {
 	lmac_and_state();
@@ -608,5 +644,6 @@ int main(void)
 	bounded();
 	receive_checks();
 	counters();
+	ema_counters();
 	return tap_done();
 }

@@ -1,0 +1,958 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * The Ethernet Manager (docs/ethernet-manager.md): configures the VNIC
+ * endpoints of the configured virtual Ethernet switches through the EMA
+ * class (docs/ema-protocol.md).
+ *
+ * At SUBNET_UP (sweeper thread) the policy is resolved on the subnet
+ * (vnic/empolicy.h) and handed to the EM's own thread, which runs a pass:
+ *   A. Get ClassPortInfo from every member port (a port with no endpoint
+ *      is logged once and probed again only after a growing number of
+ *      passes);
+ *   B. Set ClassPortInfo where the trap LID is not the SM's; Get both
+ *      parts of VeswPortInfo of every member vport; DeleteVesw on the
+ *      vports configured before and no longer wanted;
+ *   C. Set part 0 and part 1 (DROP_ALL) of new or changed vESWs;
+ *   D. Set the MAC table where its digest differs;
+ *   E. Set part 1 FORWARDING where anything differed;
+ *   F. Get the summary counters, write the state file, log one line.
+ * Nothing is Set where the endpoint already holds what the policy wants.
+ * Traps are queued by the receiver thread and handled by the EM thread:
+ * opcode 1 fetches the host's unicast MACs and runs a pass (the vESW's
+ * other members learn them), 2 fetches the multicast list's size, 3
+ * reads and logs the link state.  OpenSM's threads never wait for an
+ * endpoint.
+ */
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/em.h"
+#include "plugin/plugin.h"
+#include "routing/log.h"
+
+#define EM_BUDGET_MS 20000	/* one pass, all batches */
+#define EM_RECHECK_MS 5000	/* idle: a quiet pass (absent ports, counters) */
+#define EM_BACKOFF_MS 5000	/* an absent port: probed again after 5 s, */
+#define EM_MAX_BACKOFF_MS 300000	/* doubling up to 5 minutes */
+#define EM_TRAPS 64		/* queued, the rest dropped */
+#define EM_MAX_TABLE 256	/* MAC entries the EM writes per vport */
+#define EM_BAD_LOGS 5		/* malformed MADs logged one by one */
+
+struct em_trap_ev {
+	uint16_t slid;
+	struct vf_ema_trap t;
+};
+
+struct vf_em_state {
+	struct vf_plugin *p;
+	struct em_mad mad;
+	pthread_t thread;
+	bool running, stop;
+	pthread_mutex_t lock;		/* the hand-offs below */
+	pthread_cond_t cond;
+	struct vf_em_plan *next;	/* posted by SUBNET_UP */
+	struct em_trap_ev traps[EM_TRAPS];
+	unsigned num_traps, dropped_traps, bad_mads;
+	/* EM thread only */
+	struct vf_em_plan plan;
+	bool have_plan;
+	struct em_ep *eps;
+	unsigned num_eps;
+	struct em_member_st *st;	/* per plan member, this pass */
+	unsigned passes;
+	struct vf_vport *scratch;	/* a decoded part 1 (big) */
+};
+
+static struct em_ep *find_ep(struct vf_em_state *e, uint64_t guid, bool add)
+{
+	struct em_ep *grown;
+
+	for (unsigned i = 0; i < e->num_eps; i++)
+		if (e->eps[i].guid == guid)
+			return &e->eps[i];
+	if (!add)
+		return NULL;
+	grown = realloc(e->eps, (e->num_eps + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	e->eps = grown;
+	memset(&grown[e->num_eps], 0, sizeof(*grown));
+	grown[e->num_eps].guid = guid;
+	return &grown[e->num_eps++];
+}
+
+static struct em_ep *ep_by_lid(struct vf_em_state *e, uint16_t lid)
+{
+	for (unsigned i = 0; lid && i < e->num_eps; i++)
+		if (e->eps[i].lid == lid)
+			return &e->eps[i];
+	return NULL;
+}
+
+static struct em_req *req_init(struct em_req *r, uint16_t lid, unsigned ep,
+			       unsigned vport, int step, uint8_t method,
+			       uint16_t attr, uint32_t amod)
+{
+	memset(r, 0, sizeof(*r));
+	r->lid = lid;
+	r->ep = ep;
+	r->vport = vport;
+	r->step = step;
+	vf_ema_init(r->mad, method, 0, attr, amod);
+	return r;
+}
+
+/* --- unsolicited MADs: the vendor's receiver thread --- */
+
+static void log_bad(struct vf_em_state *e, uint16_t slid, const char *what,
+		    uint16_t status)
+{
+	unsigned n = __atomic_add_fetch(&e->bad_mads, 1, __ATOMIC_RELAXED);
+
+	if (n <= EM_BAD_LOGS)
+		vf_log(VF_LOG_WARN,
+		       "em: ignored a malformed or unexpected MAD from LID %u: %s (%s)%s",
+		       slid, what, vf_ema_status_name(status),
+		       n == EM_BAD_LOGS ? "; further ones are only counted" :
+		       "");
+}
+
+static void unsolicited(void *ctx, const uint8_t *mad, size_t len,
+			uint16_t slid)
+{
+	struct vf_em_state *e = ctx;
+	struct vf_ema_hdr h;
+	struct em_trap_ev ev = { .slid = slid };
+	uint16_t st = vf_ema_get_hdr(mad, len, &h);
+
+	if (st) {
+		log_bad(e, slid, "bad header", st);
+		return;
+	}
+	if (h.method == VF_EMA_GET || h.method == VF_EMA_SET) {
+		/* the EM is no agent: say so, as an agent would */
+		log_bad(e, slid, "a request to the EM", VF_EMA_BAD_ATTR);
+		em_mad_reject(&e->mad, mad, len, slid, VF_EMA_BAD_ATTR);
+		return;
+	}
+	if (h.method != VF_EMA_TRAP || h.attr_id != VF_EMA_NOTICE) {
+		log_bad(e, slid, "not a Trap", VF_EMA_BAD_METHOD);
+		return;
+	}
+	st = vf_ema_get_trap(mad, len, &ev.t);
+	if (st) {
+		log_bad(e, slid, "bad trap notice", st);
+		return;
+	}
+	pthread_mutex_lock(&e->lock);
+	if (e->num_traps < EM_TRAPS)
+		e->traps[e->num_traps++] = ev;
+	else
+		e->dropped_traps++;
+	pthread_cond_signal(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* --- a pass --- */
+
+static bool same_vesw(const struct vf_vesw *a, const struct vf_vesw *b)
+{
+	return a->fabric_id == b->fabric_id && a->vesw_id == b->vesw_id &&
+	       a->def_port_mask == b->def_port_mask && a->pkey == b->pkey &&
+	       a->u_mcast_dlid == b->u_mcast_dlid && a->rc == b->rc &&
+	       a->eth_mtu == b->eth_mtu &&
+	       !memcmp(a->u_ucast_dlid, b->u_ucast_dlid,
+		       sizeof(a->u_ucast_dlid));
+}
+
+/* The vport part the policy wants, with config_state cs. */
+static void fill_vport(struct vf_vport *v, const struct vf_em_want *w,
+		       uint8_t cs)
+{
+	v->port_num = w->port_num;
+	memcpy(v->base_mac, w->base_mac, 6);
+	v->config_state = cs;
+	v->encap_slid = w->encap_slid;
+	memset(v->pcp_to_sc_uc, w->sc, VF_VPORT_PCP);
+	memset(v->pcp_to_sc_mc, w->sc, VF_VPORT_PCP);
+	memset(v->pcp_to_vl_uc, w->vl, VF_VPORT_PCP);
+	memset(v->pcp_to_vl_mc, w->vl, VF_VPORT_PCP);
+	v->non_vlan_sc_uc = v->non_vlan_sc_mc = w->sc;
+	v->non_vlan_vl_uc = v->non_vlan_vl_mc = w->vl;
+}
+
+static bool same_vport(const struct vf_vport *have, const struct vf_em_want *w)
+{
+	struct vf_vport *x = calloc(1, sizeof(*x));
+	bool same;
+
+	if (!x)
+		return false;
+	fill_vport(x, w, VF_VPORT_FORWARDING);
+	same = have->port_num == x->port_num &&
+	       !memcmp(have->base_mac, x->base_mac, 6) &&
+	       have->encap_slid == x->encap_slid &&
+	       !memcmp(have->pcp_to_sc_uc, x->pcp_to_sc_uc, VF_VPORT_PCP) &&
+	       !memcmp(have->pcp_to_sc_mc, x->pcp_to_sc_mc, VF_VPORT_PCP) &&
+	       !memcmp(have->pcp_to_vl_uc, x->pcp_to_vl_uc, VF_VPORT_PCP) &&
+	       !memcmp(have->pcp_to_vl_mc, x->pcp_to_vl_mc, VF_VPORT_PCP) &&
+	       have->non_vlan_sc_uc == x->non_vlan_sc_uc &&
+	       have->non_vlan_sc_mc == x->non_vlan_sc_mc &&
+	       have->non_vlan_vl_uc == x->non_vlan_vl_uc &&
+	       have->non_vlan_vl_mc == x->non_vlan_vl_mc;
+	free(x);
+	return same;
+}
+
+static struct vf_em_macs *learned_of(struct vf_em_state *e)
+{
+	struct vf_em_macs *l = calloc(e->plan.num_members + 1, sizeof(*l));
+
+	for (unsigned i = 0; l && i < e->plan.num_members; i++) {
+		const struct vf_em_member *mb = &e->plan.members[i];
+		struct em_ep *ep = find_ep(e, mb->guid, false);
+
+		if (ep && mb->vport < VF_EMA_MAX_VPORTS) {
+			l[i].n = ep->vp[mb->vport].num_uc;
+			l[i].mac = ep->vp[mb->vport].uc;
+		}
+	}
+	return l;
+}
+
+/* Should ep be probed this pass?  Absent ones wait 5 s, 10 s, 20 s... */
+static bool probe_due(struct em_ep *ep)
+{
+	return ep->cap != EM_CAP_ABSENT ||
+	       (uint64_t)vf_now_ms() >= ep->next_probe;
+}
+
+static void probe_result(struct vf_em_state *e, struct em_ep *ep,
+			 const struct em_req *r, uint16_t sm_lid, bool *set_cpi)
+{
+	struct vf_ema_cpi c;
+
+	*set_cpi = false;
+	if (!em_answered(r) ||
+	    vf_ema_get_cpi(r->resp, r->resp_len, &c) ||
+	    c.base_version != VF_EMA_BASE_VERSION ||
+	    c.class_version != VF_EMA_CLASS_VERSION || !(c.cap_mask & 1)) {
+		uint64_t wait = (uint64_t)EM_BACKOFF_MS <<
+				(ep->misses < 10 ? ep->misses : 10);
+
+		if (!ep->absent_logged)
+			vf_log(VF_LOG_INFO,
+			       "em: port 0x%016" PRIx64 " (LID %u): no VNIC endpoint (%s); probed again later",
+			       ep->guid, ep->lid,
+			       r->state == EM_REQ_DONE ? "it answers with an error" :
+			       r->bounced ? "nobody handles the class there" :
+			       "no answer");
+		ep->absent_logged = true;
+		ep->cap = EM_CAP_ABSENT;
+		ep->misses++;
+		ep->next_probe = (uint64_t)vf_now_ms() +
+				 (wait < EM_MAX_BACKOFF_MS ? wait :
+				  EM_MAX_BACKOFF_MS);
+		return;
+	}
+	if (ep->cap != EM_CAP_YES)
+		vf_log(VF_LOG_INFO,
+		       "em: port 0x%016" PRIx64 " (LID %u): VNIC endpoint with %u vports",
+		       ep->guid, ep->lid, c.cap_mask >> 8);
+	ep->cap = EM_CAP_YES;
+	ep->misses = 0;
+	ep->absent_logged = false;
+	ep->num_vports = c.cap_mask >> 8;
+	*set_cpi = c.trap_lid != sm_lid;
+}
+
+/* Steps of the requests, to read their answers. */
+enum { S_CPI, S_SET_CPI, S_P0, S_P1, S_DEL, S_SET_P0, S_SET_P1, S_MAC,
+       S_FWD, S_CTR };
+
+struct pass {
+	struct em_req *r;
+	unsigned n, cap;
+	unsigned mads, sets, configured, unchanged, absent, failed, deleted;
+};
+
+static struct em_req *add(struct pass *ps)
+{
+	/* out of memory: the request is built here and never sent */
+	static __thread struct em_req sink;
+
+	if (ps->n == ps->cap) {
+		unsigned cap = ps->cap ? 2 * ps->cap : 64;
+		struct em_req *g = realloc(ps->r, cap * sizeof(*g));
+
+		if (!g)
+			return &sink;
+		ps->r = g;
+		ps->cap = cap;
+	}
+	return &ps->r[ps->n++];
+}
+
+static void run(struct vf_em_state *e, struct pass *ps, uint64_t end)
+{
+	em_mad_run(&e->mad, ps->r, ps->n, end);
+	ps->mads += ps->n;
+	for (unsigned i = 0; i < ps->n; i++)
+		if (ps->r[i].mad[3] == VF_EMA_SET)
+			ps->sets++;
+}
+
+static void set_cpi(struct em_req *r, uint16_t sm_lid, uint8_t sm_sl)
+{
+	struct vf_ema_cpi c = { 0 };
+
+	c.base_version = VF_EMA_BASE_VERSION;
+	c.class_version = VF_EMA_CLASS_VERSION;
+	c.trap_lid = sm_lid;
+	c.trap_sl = (uint8_t)(sm_sl << 3);
+	c.trap_pkey = 0xffff;
+	c.trap_qkey = 0x80010000;	/* QP1's well-known Q_Key */
+	c.trap_hl_qp = 1;
+	vf_ema_put_cpi(r->mad, &c);
+}
+
+static void pass_members(struct vf_em_state *e, struct pass *ps,
+			 uint16_t sm_lid, uint64_t end);
+
+static void do_pass(struct vf_em_state *e, const char *why, bool quiet)
+{
+	struct pass ps = { 0 };
+	uint16_t sm_lid = cl_ntoh16(e->p->osm->subn.sm_base_lid);
+	uint64_t end = (uint64_t)vf_now_ms() + EM_BUDGET_MS;
+	double t0 = vf_now_ms();
+
+	e->passes++;
+	free(e->st);
+	e->st = calloc(e->plan.num_members + 1, sizeof(*e->st));
+	if (!e->st)
+		return;
+	for (unsigned i = 0; i < e->num_eps; i++)
+		e->eps[i].in_plan = false;
+	for (unsigned i = 0; i < e->plan.num_members; i++) {
+		const struct vf_em_member *mb = &e->plan.members[i];
+		struct em_ep *ep = find_ep(e, mb->guid, true);
+
+		if (!ep)
+			return;
+		if (ep->lid != mb->lid)
+			ep->cpi_ok = false;
+		ep->lid = mb->lid;
+		ep->in_plan = true;
+	}
+	pass_members(e, &ps, sm_lid, end);
+	free(ps.r);
+	vf_em_state_write(e->p, &e->plan, e->eps, e->num_eps, e->st,
+			  e->passes,
+			  __atomic_load_n(&e->bad_mads, __ATOMIC_RELAXED));
+	if (quiet && !ps.sets && !ps.failed)
+		return;
+	vf_log(VF_LOG_INFO,
+	       "em: pass %u (%s): %u vESWs, %u endpoints configured (%u MADs, %u Sets), %u unchanged, %u without an endpoint, %u failed, %u removed, %.1f ms",
+	       e->passes, why, e->plan.num_vesws, ps.configured, ps.mads,
+	       ps.sets, ps.unchanged, ps.absent, ps.failed, ps.deleted,
+	       vf_now_ms() - t0);
+}
+
+/* Batch A: which member ports have an endpoint. */
+static void batch_probe(struct vf_em_state *e, struct pass *ps,
+			uint16_t sm_lid, uint64_t end)
+{
+	ps->n = 0;
+	for (unsigned i = 0; i < e->num_eps; i++) {
+		struct em_ep *ep = &e->eps[i];
+		bool stale = false;
+
+		ep->alive = false;
+		for (unsigned v = 0; v < VF_EMA_MAX_VPORTS; v++)
+			stale |= ep->vp[v].ours && !ep->in_plan;
+		if ((!ep->in_plan && !stale) || !ep->lid || !probe_due(ep))
+			continue;
+		req_init(add(ps), ep->lid, i, 0, S_CPI, VF_EMA_GET,
+			 VF_EMA_CLASS_PORT_INFO, 0);
+	}
+	run(e, ps, end);
+	for (unsigned k = 0; k < ps->n; k++) {
+		struct em_ep *ep = &e->eps[ps->r[k].ep];
+		bool need;
+
+		probe_result(e, ep, &ps->r[k], sm_lid, &need);
+		ep->alive = ep->cap == EM_CAP_YES;
+		ep->cpi_ok = ep->alive && !need;
+	}
+}
+
+static void pass_members(struct vf_em_state *e, struct pass *ps,
+			 uint16_t sm_lid, uint64_t end)
+{
+	const struct vf_em_plan *pl = &e->plan;
+	struct vf_em_macs *learned = learned_of(e);
+	struct vf_vport_mac *tbl = calloc(EM_MAX_TABLE, sizeof(*tbl));
+	uint8_t sm_sl = e->p->osm->subn.opt.sm_sl;
+
+	if (!learned || !tbl)
+		goto out;
+	batch_probe(e, ps, sm_lid, end);
+
+	/* B: trap LID, both parts of every member vport, stale vports */
+	ps->n = 0;
+	for (unsigned i = 0; i < e->num_eps; i++) {
+		struct em_ep *ep = &e->eps[i];
+
+		if (!ep->alive)
+			continue;
+		if (!ep->cpi_ok) {
+			struct em_req *r = add(ps);
+
+			req_init(r, ep->lid, i, 0, S_SET_CPI, VF_EMA_SET,
+				 VF_EMA_CLASS_PORT_INFO, 0);
+			set_cpi(r, sm_lid, sm_sl);
+		}
+		for (unsigned v = 0; v < VF_EMA_MAX_VPORTS; v++)
+			if (ep->vp[v].ours &&
+			    (!ep->in_plan || vf_em_find(pl, ep->guid, v) < 0))
+				req_init(add(ps), ep->lid, i, v, S_DEL,
+					 VF_EMA_SET, VF_EMA_DELETE_VESW,
+					 vf_ema_amod(v, VF_EMA_PART_VPORT));
+	}
+	for (unsigned m = 0; m < pl->num_members; m++) {
+		const struct vf_em_member *mb = &pl->members[m];
+		struct em_ep *ep = find_ep(e, mb->guid, false);
+		unsigned epi = (unsigned)(ep - e->eps);
+
+		e->st[m].ep = epi;
+		if (!ep->alive) {
+			e->st[m].state = ep->cap == EM_CAP_ABSENT ?
+					 EM_ST_ABSENT : EM_ST_FAILED;
+			continue;
+		}
+		if (mb->vport >= ep->num_vports ||
+		    mb->vport >= VF_EMA_MAX_VPORTS) {
+			vf_log(VF_LOG_ERROR,
+			       "ERR VF1202: em: port 0x%016" PRIx64 " (LID %u) has %u vports; vESW '%s' needs vport %u there",
+			       ep->guid, ep->lid, ep->num_vports,
+			       pl->vesws[mb->vesw].name, mb->vport);
+			e->st[m].state = EM_ST_FAILED;
+			continue;
+		}
+		req_init(add(ps), ep->lid, epi, mb->vport, S_P0, VF_EMA_GET,
+			 VF_EMA_VESWPORT_INFO,
+			 vf_ema_amod(mb->vport, VF_EMA_PART_VESW))->member = m;
+		req_init(add(ps), ep->lid, epi, mb->vport, S_P1, VF_EMA_GET,
+			 VF_EMA_VESWPORT_INFO,
+			 vf_ema_amod(mb->vport, VF_EMA_PART_VPORT))->member = m;
+		e->st[m].state = EM_ST_PENDING;
+	}
+	run(e, ps, end);
+	for (unsigned k = 0; k < ps->n; k++) {
+		struct em_req *r = &ps->r[k];
+		struct em_ep *ep = &e->eps[r->ep];
+		struct em_member_st *st = &e->st[r->member];
+		bool ok = em_answered(r);
+
+		switch (r->step) {
+		case S_SET_CPI:
+			ep->cpi_ok = ok;
+			break;
+		case S_DEL:
+			if (ok) {
+				vf_log(VF_LOG_INFO,
+				       "em: port 0x%016" PRIx64 " (LID %u) vport %u: removed from vESW %u (DeleteVesw)",
+				       ep->guid, ep->lid, r->vport,
+				       ep->vp[r->vport].vesw_id);
+				memset(&ep->vp[r->vport], 0,
+				       sizeof(ep->vp[r->vport]));
+				ps->deleted++;
+			} else {
+				ps->failed++;
+			}
+			break;
+		case S_P0:
+			if (!ok || vf_ema_get_vesw(r->resp, r->resp_len,
+						   &st->have_vesw))
+				st->state = EM_ST_FAILED;
+			break;
+		case S_P1:
+			if (!ok || vf_ema_get_vport(r->resp, r->resp_len,
+						    e->scratch, NULL)) {
+				st->state = EM_ST_FAILED;
+				break;
+			}
+			st->have_vport_ok = same_vport(e->scratch,
+					&e->plan.members[r->member].want);
+			st->config_state = e->scratch->config_state;
+			st->oper_state = e->scratch->oper_state;
+			st->link = e->scratch->eth_link_status;
+			st->digest = e->scratch->mac_tbl_digest;
+			ep->vp[r->vport].uc_gen =
+				e->scratch->uc_macs_gen_count;
+			break;
+		}
+	}
+
+	/* decide; C: parts 0 and 1 (DROP_ALL) of new or changed vESWs */
+	ps->n = 0;
+	for (unsigned m = 0; m < pl->num_members; m++) {
+		const struct vf_em_member *mb = &pl->members[m];
+		struct em_member_st *st = &e->st[m];
+		struct em_ep *ep = &e->eps[st->ep];
+		struct vf_vport *v = e->scratch;
+		struct em_req *r;
+
+		if (st->state != EM_ST_PENDING)
+			continue;
+		st->num_macs = vf_em_mac_table(pl, m, learned, tbl,
+					       EM_MAX_TABLE, &st->want_digest);
+		st->p0 = !same_vesw(&st->have_vesw, &mb->want.vesw);
+		st->p1 = !st->have_vport_ok ||
+			 st->config_state != VF_VPORT_FORWARDING;
+		st->macs = st->digest != st->want_digest;
+		if (!st->p0 && !st->p1 && !st->macs) {
+			st->state = EM_ST_UNCHANGED;
+			continue;
+		}
+		if (!st->p0)
+			continue;
+		r = add(ps);
+		req_init(r, ep->lid, st->ep, mb->vport, S_SET_P0, VF_EMA_SET,
+			 VF_EMA_VESWPORT_INFO,
+			 vf_ema_amod(mb->vport, VF_EMA_PART_VESW));
+		r->member = m;
+		vf_ema_put_vesw(r->mad, &mb->want.vesw);
+		r = add(ps);
+		req_init(r, ep->lid, st->ep, mb->vport, S_SET_P1, VF_EMA_SET,
+			 VF_EMA_VESWPORT_INFO,
+			 vf_ema_amod(mb->vport, VF_EMA_PART_VPORT));
+		r->member = m;
+		memset(v, 0, sizeof(*v));
+		fill_vport(v, &mb->want, VF_VPORT_DROP_ALL);
+		vf_ema_put_vport(r->mad, v);
+		st->macs = true;	/* a new vESW: rewrite the table */
+	}
+	run(e, ps, end);
+	for (unsigned k = 0; k < ps->n; k++)
+		if (!em_answered(&ps->r[k]))
+			e->st[ps->r[k].member].state = EM_ST_FAILED;
+		else
+			e->eps[ps->r[k].ep].vp[ps->r[k].vport].ours = true;
+
+	/* D: MAC tables, in slices */
+	ps->n = 0;
+	for (unsigned m = 0; m < pl->num_members; m++) {
+		const struct vf_em_member *mb = &pl->members[m];
+		struct em_member_st *st = &e->st[m];
+		struct em_ep *ep = &e->eps[st->ep];
+		unsigned n, upto;
+
+		if (st->state != EM_ST_PENDING || !st->macs)
+			continue;
+		n = vf_em_mac_table(pl, m, learned, tbl, EM_MAX_TABLE,
+				    &st->want_digest);
+		upto = n > ep->vp[mb->vport].mac_n ? n :
+		       ep->vp[mb->vport].mac_n;
+		for (unsigned off = 0; off < upto || off == 0;
+		     off += VF_EMA_MACS_PER_MAD) {
+			struct vf_vport_mac slice[VF_EMA_MACS_PER_MAD];
+			struct vf_ema_mac_slice h = {
+				.offset = (uint16_t)off,
+				.num = VF_EMA_MACS_PER_MAD,
+				.digest = st->want_digest,
+			};
+			struct em_req *r = add(ps);
+
+			memset(slice, 0, sizeof(slice));
+			for (unsigned j = 0; j < VF_EMA_MACS_PER_MAD; j++)
+				if (off + j < n)
+					slice[j] = tbl[off + j];
+			req_init(r, ep->lid, st->ep, mb->vport, S_MAC,
+				 VF_EMA_SET, VF_EMA_MAC_ENTRIES,
+				 vf_ema_amod(mb->vport, 0));
+			r->member = m;
+			vf_ema_put_mac_entries(r->mad, &h, slice);
+		}
+		st->num_macs = n;
+	}
+	run(e, ps, end);
+	for (unsigned k = 0; k < ps->n; k++)
+		if (!em_answered(&ps->r[k]))
+			e->st[ps->r[k].member].state = EM_ST_FAILED;
+	for (unsigned m = 0; m < pl->num_members; m++)
+		if (e->st[m].state == EM_ST_PENDING && e->st[m].macs)
+			e->eps[e->st[m].ep].vp[pl->members[m].vport].mac_n =
+				e->st[m].num_macs;
+
+	/* E: part 1 FORWARDING */
+	ps->n = 0;
+	for (unsigned m = 0; m < pl->num_members; m++) {
+		const struct vf_em_member *mb = &pl->members[m];
+		struct em_member_st *st = &e->st[m];
+		struct em_req *r;
+
+		if (st->state != EM_ST_PENDING || (!st->p0 && !st->p1))
+			continue;
+		r = add(ps);
+		req_init(r, mb->lid, st->ep, mb->vport, S_FWD, VF_EMA_SET,
+			 VF_EMA_VESWPORT_INFO,
+			 vf_ema_amod(mb->vport, VF_EMA_PART_VPORT));
+		r->member = m;
+		memset(e->scratch, 0, sizeof(*e->scratch));
+		fill_vport(e->scratch, &mb->want, VF_VPORT_FORWARDING);
+		vf_ema_put_vport(r->mad, e->scratch);
+	}
+	run(e, ps, end);
+	for (unsigned k = 0; k < ps->n; k++) {
+		struct em_member_st *st = &e->st[ps->r[k].member];
+
+		if (!em_answered(&ps->r[k]) ||
+		    vf_ema_get_vport(ps->r[k].resp, ps->r[k].resp_len,
+				     e->scratch, NULL)) {
+			st->state = EM_ST_FAILED;
+			continue;
+		}
+		st->config_state = e->scratch->config_state;
+		st->oper_state = e->scratch->oper_state;
+		st->link = e->scratch->eth_link_status;
+		e->eps[ps->r[k].ep].vp[ps->r[k].vport].ours = true;
+	}
+
+	/* F: counters of every configured vport */
+	ps->n = 0;
+	for (unsigned m = 0; m < pl->num_members; m++) {
+		struct em_member_st *st = &e->st[m];
+		const struct vf_em_member *mb = &pl->members[m];
+
+		if (st->state == EM_ST_PENDING) {
+			st->state = EM_ST_CONFIGURED;
+			e->eps[st->ep].vp[mb->vport].ours = true;
+			e->eps[st->ep].vp[mb->vport].vesw_id =
+				mb->want.vesw.vesw_id;
+		} else if (st->state == EM_ST_UNCHANGED) {
+			e->eps[st->ep].vp[mb->vport].ours = true;
+			e->eps[st->ep].vp[mb->vport].vesw_id =
+				mb->want.vesw.vesw_id;
+		}
+		if (st->state == EM_ST_CONFIGURED)
+			ps->configured++;
+		else if (st->state == EM_ST_UNCHANGED)
+			ps->unchanged++;
+		else if (st->state == EM_ST_ABSENT)
+			ps->absent++;
+		else
+			ps->failed++;
+		if (st->state != EM_ST_CONFIGURED &&
+		    st->state != EM_ST_UNCHANGED)
+			continue;
+		req_init(add(ps), mb->lid, st->ep, mb->vport, S_CTR,
+			 VF_EMA_GET, VF_EMA_SUMMARY_COUNTERS,
+			 vf_ema_amod(mb->vport, 0))->member = m;
+	}
+	em_mad_run(&e->mad, ps->r, ps->n, end);
+	ps->mads += ps->n;
+	for (unsigned k = 0; k < ps->n; k++) {
+		struct em_member_st *st = &e->st[ps->r[k].member];
+		struct vf_ema_ctr_id id;
+
+		st->ctr_ok = em_answered(&ps->r[k]) &&
+			     !vf_ema_get_summary(ps->r[k].resp,
+						 ps->r[k].resp_len, 0, &id,
+						 &st->ctr);
+	}
+out:
+	free(tbl);
+	free(learned);
+}
+
+/* --- traps --- */
+
+/* The host's unicast list of ep's vport v, page by page; true if it moved. */
+static bool fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v)
+{
+	struct em_vp *vp = &ep->vp[v];
+	uint8_t macs[VF_EMA_MAX_HOST_MACS][6];
+	unsigned got = 0, total = 0;
+	int gen = -1;
+
+	for (unsigned tries = 0; tries < 8; tries++) {
+		struct vf_ema_mac_list l = { .start_idx = (uint16_t)got };
+		struct em_req r;
+
+		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
+			 VF_EMA_IFACE_UCAST_MACS, vf_ema_amod(v, 0));
+		vf_ema_put_mac_list(r.mad, &l);
+		em_mad_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		if (!em_answered(&r) ||
+		    vf_ema_get_mac_list(r.resp, r.resp_len, false, &l) ||
+		    l.start_idx != got)
+			return false;
+		if (gen >= 0 && (l.gen_count != gen || l.total != total)) {
+			got = 0;	/* the list moved under us: again */
+			gen = -1;
+			continue;
+		}
+		gen = l.gen_count;
+		total = l.total;
+		for (unsigned k = 0; k < l.num && got < VF_EMA_MAX_HOST_MACS;
+		     k++)
+			memcpy(macs[got++], l.macs[k], 6);
+		if (got >= total || !l.num || got >= VF_EMA_MAX_HOST_MACS) {
+			bool moved = got != vp->num_uc ||
+				     memcmp(macs, vp->uc, got * 6);
+
+			memcpy(vp->uc, macs, got * 6);
+			vp->num_uc = got;
+			return moved;
+		}
+	}
+	return false;
+}
+
+static const char *state_name(unsigned s)
+{
+	static const char *const n[] = { "NOP", "DROP_ALL", "INIT",
+					  "FORWARDING" };
+
+	return s < 4 ? n[s] : "?";
+}
+
+/* One trap; true when the MAC tables of its vESW must be pushed. */
+static bool handle_trap(struct vf_em_state *e, const struct em_trap_ev *ev)
+{
+	struct em_ep *ep = ep_by_lid(e, (uint16_t)ev->t.issuer_lid);
+	unsigned v = ev->t.vport_index;
+	struct em_req r;
+
+	if (!ep)
+		ep = ep_by_lid(e, ev->slid);
+	if (!ep || v >= VF_EMA_MAX_VPORTS || !ep->vp[v].ours) {
+		vf_log(VF_LOG_INFO,
+		       "em: trap %u from LID %u vport %u: not a vport the EM configured; ignored",
+		       ev->t.opcode, ev->slid, v);
+		return false;
+	}
+	switch (ev->t.opcode) {
+	case VF_EMA_TRAP_UCAST_MACS:
+		if (!fetch_ucast(e, ep, v))
+			return false;
+		vf_log(VF_LOG_INFO,
+		       "em: trap: LID %u vport %u (vESW %u): the host has %u unicast MACs of its own; telling the other members",
+		       ep->lid, v, ep->vp[v].vesw_id, ep->vp[v].num_uc);
+		return true;
+	case VF_EMA_TRAP_MCAST_MACS: {
+		struct vf_ema_mac_list l = { 0 };
+
+		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
+			 VF_EMA_IFACE_MCAST_MACS, vf_ema_amod(v, 0));
+		vf_ema_put_mac_list(r.mad, &l);
+		em_mad_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		if (em_answered(&r) &&
+		    !vf_ema_get_mac_list(r.resp, r.resp_len, false, &l))
+			vf_log(VF_LOG_INFO,
+			       "em: trap: LID %u vport %u (vESW %u): multicast list of %u MACs",
+			       ep->lid, v, ep->vp[v].vesw_id, l.total);
+		return false;
+	}
+	default:
+		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
+			 VF_EMA_VESWPORT_INFO,
+			 vf_ema_amod(v, VF_EMA_PART_VPORT));
+		em_mad_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		if (em_answered(&r) &&
+		    !vf_ema_get_vport(r.resp, r.resp_len, e->scratch, NULL))
+			vf_log(VF_LOG_INFO,
+			       "em: trap: LID %u vport %u (vESW %u): Ethernet link %s, oper_state %s",
+			       ep->lid, v, ep->vp[v].vesw_id,
+			       e->scratch->eth_link_status == VF_VPORT_LINK_UP ?
+			       "up" : "down",
+			       state_name(e->scratch->oper_state));
+		return false;
+	}
+}
+
+/* --- the EM thread --- */
+
+static void *em_main(void *arg)
+{
+	struct vf_em_state *e = arg;
+
+	pthread_mutex_lock(&e->lock);
+	while (!e->stop) {
+		struct em_trap_ev traps[EM_TRAPS];
+		struct vf_em_plan *next = e->next;
+		unsigned nt = e->num_traps;
+		bool push = false;
+
+		if (!next && !nt) {
+			uint64_t at = (uint64_t)vf_now_ms() + EM_RECHECK_MS;
+			struct timespec ts = { (time_t)(at / 1000),
+					       (long)(at % 1000) * 1000000 };
+
+			if (pthread_cond_timedwait(&e->cond, &e->lock, &ts) &&
+			    e->have_plan && !e->stop) {
+				pthread_mutex_unlock(&e->lock);
+				do_pass(e, "recheck", true);
+				pthread_mutex_lock(&e->lock);
+			}
+			continue;
+		}
+		e->next = NULL;
+		memcpy(traps, e->traps, nt * sizeof(*traps));
+		e->num_traps = 0;
+		pthread_mutex_unlock(&e->lock);
+		if (next) {
+			if (e->have_plan)
+				vf_em_plan_free(&e->plan);
+			e->plan = *next;
+			e->have_plan = true;
+			free(next);
+			do_pass(e, "sweep", false);
+		}
+		for (unsigned i = 0; i < nt && e->have_plan; i++)
+			push |= handle_trap(e, &traps[i]);
+		if (push)
+			do_pass(e, "trap", false);
+		pthread_mutex_lock(&e->lock);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* --- the sweeper's side --- */
+
+/* The policy of this subnet, or NULL (logged). */
+static struct vf_em_plan *resolve(struct vf_plugin *p)
+{
+	const struct vf_config *c = p->config;
+	struct vf_em_plan *pl = calloc(1, sizeof(*pl));
+	struct vf_dg_members m = { 0 };
+	struct vf_diag d = { 0 };
+	struct vf_fabric *f;
+	uint32_t sm;
+
+	if (!pl)
+		return NULL;
+	if (!c || !c->em.num_vesws)
+		return pl;	/* nothing wanted: stale vports are removed */
+	cl_plock_acquire(&p->osm->lock);
+	f = vf_fabric_from_subnet(&p->osm->subn);
+	cl_plock_release(&p->osm->lock);
+	if (!f)
+		goto fail;
+	sm = vf_fabric_end_port(f, cl_ntoh64(p->osm->subn.sm_port_guid));
+	if (vf_dg_resolve(c, f, sm == VF_NONE ? VF_NONE : f->ports[sm].node,
+			  &m) ||
+	    vf_em_plan_build(c, f, &m,
+			     p->vf_keys.n == c->num_vfs ? p->vf_keys.pkey : NULL,
+			     p->vf_keys.n == c->num_vfs ? p->vf_keys.sl : NULL,
+			     sm, pl, &d)) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF1203: em: out of memory resolving the virtual Ethernet switches; endpoints keep what they have");
+		vf_dg_members_free(&m);
+		vf_fabric_destroy(f);
+		goto fail;
+	}
+	for (unsigned i = 0; i < d.n; i++)
+		vf_log(d.v[i].level == VF_DIAG_ERROR ? VF_LOG_ERROR :
+		       VF_LOG_WARN, "em: %s", d.v[i].text);
+	vf_diag_free(&d);
+	vf_dg_members_free(&m);
+	vf_fabric_destroy(f);
+	return pl;
+fail:
+	vf_diag_free(&d);
+	free(pl);
+	return NULL;
+}
+
+void vf_em_subnet_up(struct vf_plugin *p)
+{
+	struct vf_em_state *e = p->em;
+	struct vf_em_plan *pl;
+	bool wanted = p->config && p->config->em.num_vesws;
+
+	if (!e || (!wanted && !e->have_plan && !e->running))
+		return;		/* no EM configured, ever */
+	if (em_mad_bind(&e->mad))
+		return;
+	pl = resolve(p);
+	if (!pl)
+		return;
+	if (!e->running) {
+		if (pthread_create(&e->thread, NULL, em_main, e)) {
+			vf_log(VF_LOG_ERROR,
+			       "ERR VF1204: em: cannot start its thread; endpoints are not configured");
+			vf_em_plan_free(pl);
+			free(pl);
+			return;
+		}
+		e->running = true;
+	}
+	pthread_mutex_lock(&e->lock);
+	if (e->next) {
+		vf_em_plan_free(e->next);
+		free(e->next);
+	}
+	e->next = pl;
+	pthread_cond_signal(&e->cond);
+	pthread_mutex_unlock(&e->lock);
+}
+
+int vf_em_create(struct vf_plugin *p)
+{
+	struct vf_em_state *e = calloc(1, sizeof(*e));
+	pthread_condattr_t ca;
+
+	if (!e)
+		return -ENOMEM;
+	e->scratch = calloc(1, sizeof(*e->scratch));
+	if (!e->scratch) {
+		free(e);
+		return -ENOMEM;
+	}
+	e->p = p;
+	em_mad_init(&e->mad, p, unsolicited, e);
+	pthread_mutex_init(&e->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	p->em = e;
+	return 0;
+}
+
+void vf_em_destroy(struct vf_plugin *p)
+{
+	struct vf_em_state *e = p->em;
+
+	if (!e)
+		return;
+	if (e->running) {
+		pthread_mutex_lock(&e->lock);
+		e->stop = true;
+		pthread_cond_signal(&e->cond);
+		pthread_mutex_unlock(&e->lock);
+		pthread_join(e->thread, NULL);
+	}
+	em_mad_fini(&e->mad);
+	if (e->next) {
+		vf_em_plan_free(e->next);
+		free(e->next);
+	}
+	if (e->have_plan)
+		vf_em_plan_free(&e->plan);
+	free(e->eps);
+	free(e->st);
+	free(e->scratch);
+	pthread_cond_destroy(&e->cond);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+	p->em = NULL;
+}

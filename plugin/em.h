@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
+/*
+ * The Ethernet Manager's files (docs/ethernet-manager.md): em.c (the
+ * passes and traps, in a worker thread of its own), em_mad.c (class 0x3B
+ * bound on OpenSM's port: batches of requests matched to answers by TID,
+ * unsolicited MADs handed to a callback), em_state.c (the state file).
+ * Include after <opensm/osm_config.h>.
+ */
+#ifndef VF_PLUGIN_EM_H
+#define VF_PLUGIN_EM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vnic/ema-agent.h"
+#include "vnic/ema.h"
+#include "vnic/empolicy.h"
+
+struct vf_plugin;
+
+enum em_req_state { EM_REQ_QUEUED, EM_REQ_SENT, EM_REQ_DONE, EM_REQ_FAILED };
+
+/* One request of a batch and its answer. */
+struct em_req {
+	uint16_t lid;			/* destination */
+	unsigned ep, vport, member;	/* what it is about (caller's) */
+	int step;			/* caller's tag */
+	uint8_t mad[VF_EMA_MAD_SIZE];
+	uint8_t resp[VF_EMA_USED];
+	size_t resp_len;
+	uint32_t tid;
+	uint64_t deadline;
+	unsigned tries;
+	enum em_req_state state;
+	uint16_t status;		/* the answer's MAD status */
+	bool bounced;			/* nobody handles the class there */
+};
+
+/*
+ * An unsolicited MAD that reached OpenSM's port (a Trap, or anything an
+ * endpoint or a stranger sends): called in the vendor's receiver thread
+ * with the first len bytes and the sender's LID.
+ */
+typedef void (*em_unsolicited_fn)(void *ctx, const uint8_t *mad, size_t len,
+				  uint16_t slid);
+
+struct em_mad {
+	struct vf_plugin *p;
+	void *bind;			/* osm_bind_handle_t */
+	bool bind_failed;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct em_req *batch;		/* in flight, under lock */
+	unsigned batch_len;
+	uint32_t next_tid;
+	em_unsolicited_fn unsolicited;
+	void *ctx;
+	unsigned sent;			/* MADs sent, for the summary */
+	unsigned stray;			/* answers matching no request */
+};
+
+int em_mad_init(struct em_mad *m, struct vf_plugin *p, em_unsolicited_fn fn,
+		void *ctx);
+/* Bind class 0x3B on OpenSM's port once; 0, or -1 (logged once). */
+int em_mad_bind(struct em_mad *m);
+/*
+ * Send r[0..n) (at most a window in flight, each retried once) and wait
+ * for the answers until end_ms on vf_now_ms()'s clock; what is not
+ * answered ends EM_REQ_FAILED.  One batch at a time (the EM thread's).
+ */
+void em_mad_run(struct em_mad *m, struct em_req *r, unsigned n,
+		uint64_t end_ms);
+/* Answer an unsolicited request with status (method GetResp). */
+void em_mad_reject(struct em_mad *m, const uint8_t *mad, size_t len,
+		   uint16_t dlid, uint16_t status);
+void em_mad_fini(struct em_mad *m);
+
+/* What the EM knows of one vport of an endpoint, across passes. */
+struct em_vp {
+	bool ours;			/* the EM configured it */
+	uint16_t vesw_id;
+	unsigned mac_n;			/* MAC entries the EM wrote */
+	uint16_t uc_gen;		/* uc_macs_gen_count, last read */
+	unsigned num_uc;		/* the host's own unicast MACs */
+	uint8_t uc[VF_EMA_MAX_HOST_MACS][6];
+};
+
+enum em_cap { EM_CAP_UNKNOWN, EM_CAP_YES, EM_CAP_ABSENT };
+
+/* One port that is, or was, a member: by PortGUID, across passes. */
+struct em_ep {
+	uint64_t guid;
+	uint16_t lid;
+	enum em_cap cap;
+	unsigned num_vports;		/* ClassPortInfo cap_mask high byte */
+	unsigned misses;		/* probes unanswered in a row */
+	uint64_t next_probe;		/* absent: not before (vf_now_ms) */
+	bool absent_logged;
+	bool cpi_ok;			/* its trap LID is the SM's */
+	bool in_plan, alive;		/* this pass */
+	struct em_vp vp[VF_EMA_MAX_VPORTS];
+};
+
+enum em_member_state {
+	EM_ST_PENDING, EM_ST_CONFIGURED, EM_ST_UNCHANGED, EM_ST_ABSENT,
+	EM_ST_FAILED,
+};
+
+/* One member vport in the last pass (for the summary and the state file). */
+struct em_member_st {
+	enum em_member_state state;
+	unsigned ep;			/* index into the endpoints */
+	struct vf_vesw have_vesw;
+	bool have_vport_ok;		/* part 1 fields as wanted */
+	bool p0, p1, macs;		/* what was set */
+	uint8_t config_state, oper_state, link;
+	uint32_t digest, want_digest;
+	unsigned num_macs;
+	bool ctr_ok;
+	struct vf_ema_summary ctr;
+};
+
+/*
+ * Write vfabric-em-state.json into OpenSM's dump directory after a pass
+ * (docs/ethernet-manager.md): every vESW, member, state and counter.
+ */
+void vf_em_state_write(struct vf_plugin *p, const struct vf_em_plan *pl,
+		       const struct em_ep *eps, unsigned num_eps,
+		       const struct em_member_st *st, unsigned pass,
+		       unsigned bad_mads);
+
+static inline bool em_answered(const struct em_req *r)
+{
+	return r->state == EM_REQ_DONE && !r->status;
+}
+
+#endif /* VF_PLUGIN_EM_H */

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * vfabric-em's read side: probe (ClassPortInfo), show (one row per
+ * vport: the vESW and vport parts and the MAC table's size), macs and
+ * counters; a table for an admin or --json for a program.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/em/em.h"
+
+/* What one endpoint (or a port without one) looks like. */
+struct endpoint_view {
+	unsigned lid;
+	int rc;				/* 0, -EHOSTUNREACH, -ETIMEDOUT, ... */
+	bool have_node;
+	struct em_node node;
+	struct vf_ema_cpi cpi;
+};
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static const char *why(int rc)
+{
+	switch (rc) {
+	case -EHOSTUNREACH: return "no endpoint";
+	case -ETIMEDOUT: return "timeout";
+	case -EPROTO: return "not an EMA answer";
+	default: return "error";
+	}
+}
+
+/* ClassPortInfo of lid: 0, or why not (quietly: a listing says). */
+static int probe_one(struct em *e, unsigned lid, struct endpoint_view *v)
+{
+	uint8_t mad[VF_EMA_MAD_SIZE];
+	struct em_reply r;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	v->lid = lid;
+	v->have_node = em_node(e, lid, &v->node) == 0;
+	em_request(e, mad, VF_EMA_GET, VF_EMA_CLASS_PORT_INFO, 0);
+	rc = em_call(e, lid, mad, &r, true);
+	if (!rc && (r.h.status ||
+		    vf_ema_get_cpi(r.mad, r.len, &v->cpi) != VF_EMA_OK))
+		rc = -EPROTO;
+	v->rc = rc;
+	return rc;
+}
+
+static unsigned vport_count(const struct endpoint_view *v)
+{
+	return v->cpi.cap_mask >> 8;
+}
+
+/* The LIDs of the arguments, or every CA port the SA knows. */
+static int targets(struct em *e, const struct em_opts *o, unsigned *lids,
+		   unsigned *n, bool *listed)
+{
+	*listed = o->nargs > 0;
+	*n = 0;
+	if (o->nargs) {
+		for (unsigned i = 0; i < o->nargs; i++)
+			lids[(*n)++] = (unsigned)strtoul(o->args[i], NULL, 0);
+		return 0;
+	}
+	static struct em_node nodes[EM_MAX_LIDS];
+	unsigned nn;
+
+	if (em_discover(e, o->max_lid, nodes, EM_MAX_LIDS, &nn))
+		return EM_EXIT_TRANSPORT;
+	for (unsigned i = 0; i < nn; i++)
+		/*
+		 * Never the SM's port: under ibsim a MAD of a class OpenSM
+		 * has not bound kills it (reference/opensm-ibsim.md E).
+		 */
+		if (nodes[i].lid != e->port.sm_lid)
+			lids[(*n)++] = nodes[i].lid;
+	return 0;
+}
+
+int cmd_probe(struct em *e, const struct em_opts *o)
+{
+	unsigned lids[EM_MAX_LIDS], n;
+	bool listed;
+	int rc = targets(e, o, lids, &n, &listed), worst = EM_EXIT_OK;
+
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		struct endpoint_view v;
+
+		if (probe_one(e, lids[i], &v)) {
+			printf("lid=%u endpoint=0 why=\"%s\"\n", v.lid,
+			       why(v.rc));
+			if (listed)
+				worst = EM_EXIT_TRANSPORT;
+			continue;
+		}
+		printf("lid=%u endpoint=1 vports=%u traps=%u resp_time=%u trap_lid=%u trap_sl=%u\n",
+		       v.lid, vport_count(&v), v.cpi.cap_mask & 1,
+		       v.cpi.resp_time, v.cpi.trap_lid, v.cpi.trap_sl);
+	}
+	return worst;
+}
+
+/* Entries in use and digest, paging through the table. */
+static int count_macs(struct em *e, unsigned lid, unsigned vp,
+		      unsigned *entries, uint32_t *digest)
+{
+	*entries = 0;
+	for (unsigned off = 0; off < VF_VPORT_MAC_TABLE;
+	     off += VF_EMA_MACS_PER_MAD) {
+		struct vf_vport_mac m[VF_EMA_MACS_PER_MAD];
+		struct vf_ema_mac_slice s = {
+			.offset = (uint16_t)off,
+			.num = (uint16_t)(VF_VPORT_MAC_TABLE - off <
+					  VF_EMA_MACS_PER_MAD ?
+					  VF_VPORT_MAC_TABLE - off :
+					  VF_EMA_MACS_PER_MAD) };
+		uint8_t mad[VF_EMA_MAD_SIZE];
+		struct em_reply r;
+
+		em_request(e, mad, VF_EMA_GET, VF_EMA_MAC_ENTRIES,
+			   vf_ema_amod(vp, 0));
+		vf_ema_put_mac_entries(mad, &s, NULL);
+		if (em_call(e, lid, mad, &r, false))
+			return EM_EXIT_TRANSPORT;
+		if (r.h.status ||
+		    vf_ema_get_mac_entries(r.mad, r.len, &s, m) != VF_EMA_OK)
+			return EM_EXIT_STATUS;
+		*digest = s.digest;
+		for (unsigned i = 0; i < s.num; i++)
+			if (m[i].mac[0] | m[i].mac[1] | m[i].mac[2] |
+			    m[i].mac[3] | m[i].mac[4] | m[i].mac[5])
+				++*entries;
+	}
+	return EM_EXIT_OK;
+}
+
+/* Both parts of VeswPortInfo of vport vp. */
+static int read_info(struct em *e, unsigned lid, unsigned vp,
+		     struct vf_vport *v)
+{
+	struct em_reply r;
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	rc = em_get(e, lid, VF_EMA_VESWPORT_INFO,
+		    vf_ema_amod(vp, VF_EMA_PART_VESW), &r);
+	if (rc)
+		return rc;
+	if (vf_ema_get_vesw(r.mad, r.len, &v->vesw) != VF_EMA_OK)
+		return EM_EXIT_STATUS;
+	rc = em_get(e, lid, VF_EMA_VESWPORT_INFO,
+		    vf_ema_amod(vp, VF_EMA_PART_VPORT), &r);
+	if (rc)
+		return rc;
+	return vf_ema_get_vport(r.mad, r.len, v, NULL) == VF_EMA_OK ?
+		EM_EXIT_OK : EM_EXIT_STATUS;
+}
+
+static void node_text(const struct endpoint_view *ev, char *desc,
+		      size_t len, char *guid)
+{
+	snprintf(desc, len, "%s", ev->have_node ? ev->node.desc : "-");
+	if (ev->have_node)
+		sprintf(guid, "0x%016" PRIx64, ev->node.port_guid);
+	else
+		strcpy(guid, "-");
+}
+
+static void row_text(const struct endpoint_view *ev, unsigned vp,
+		     const struct vf_vport *v, unsigned entries)
+{
+	char desc[65], guid[20], mac[18];
+
+	node_text(ev, desc, sizeof(desc), guid);
+	em_mac_str(v->base_mac, mac);
+	printf("%-5u %-20.20s %-18s %2u %5u 0x%04x %s %5u %-10s %-10s %-7s %5u %5u %4u\n",
+	       ev->lid, desc, guid, vp, v->vesw.vesw_id, v->vesw.pkey, mac,
+	       v->vesw.eth_mtu, em_state_name(v->config_state),
+	       em_state_name(v->oper_state),
+	       em_link_name(v->eth_link_status), v->encap_slid, v->port_num,
+	       entries);
+}
+
+static void row_json(const struct vf_vport *v, unsigned vp,
+		     unsigned entries, bool first)
+{
+	const struct vf_vesw *w = &v->vesw;
+	char mac[18];
+
+	em_mac_str(v->base_mac, mac);
+	printf("%s{\"index\": %u, \"fabric_id\": %u, \"vesw_id\": %u, \"pkey\": %u, \"mac\": \"%s\", \"mtu\": %u, \"encap_slid\": %u, \"port_num\": %u, \"config_state\": \"%s\", \"oper_state\": \"%s\", \"link\": \"%s\", \"def_port_mask\": %u, \"u_mcast_dlid\": %u, \"u_ucast_dlid\": [",
+	       first ? "" : ", ", vp, w->fabric_id, w->vesw_id, w->pkey, mac,
+	       w->eth_mtu, v->encap_slid, v->port_num,
+	       em_state_name(v->config_state), em_state_name(v->oper_state),
+	       em_link_name(v->eth_link_status), w->def_port_mask,
+	       w->u_mcast_dlid);
+	for (unsigned i = 0; i < VF_VPORT_DEFAULT_PORTS; i++)
+		printf("%s%u", i ? ", " : "", w->u_ucast_dlid[i]);
+	printf("], \"mac_tbl_digest\": %u, \"mac_entries\": %u, \"uc_macs_gen_count\": %u, \"mc_macs_gen_count\": %u}",
+	       v->mac_tbl_digest, entries, v->uc_macs_gen_count,
+	       v->mc_macs_gen_count);
+}
+
+static void head_json(const struct endpoint_view *ev, bool first)
+{
+	char desc[65], guid[20];
+
+	node_text(ev, desc, sizeof(desc), guid);
+	printf("%s\n  {\"lid\": %u, \"node\": ", first ? "" : ",", ev->lid);
+	json_str(desc);
+	printf(", \"port_guid\": \"%s\", \"endpoint\": %s", guid,
+	       ev->rc ? "false" : "true");
+}
+
+int cmd_show(struct em *e, const struct em_opts *o)
+{
+	static struct vf_vport v;
+	unsigned lids[EM_MAX_LIDS], n;
+	bool listed;
+	int rc = targets(e, o, lids, &n, &listed), worst = EM_EXIT_OK;
+
+	if (rc)
+		return rc;
+	if (o->json)
+		printf("[");
+	else
+		printf("%-5s %-20s %-18s %2s %5s %-6s %-17s %5s %-10s %-10s %-7s %5s %5s %4s\n",
+		       "LID", "NODE", "PORT GUID", "VP", "VESW", "PKEY", "MAC",
+		       "MTU", "CONFIG", "OPER", "LINK", "SLID", "PORT", "MACS");
+	for (unsigned i = 0; i < n; i++) {
+		struct endpoint_view ev;
+		unsigned first = 0, last;
+
+		if (probe_one(e, lids[i], &ev)) {
+			if (listed)
+				worst = EM_EXIT_TRANSPORT;
+			if (o->json) {
+				head_json(&ev, i == 0);
+				printf(", \"why\": \"%s\"}", why(ev.rc));
+			} else {
+				char desc[65], guid[20];
+
+				node_text(&ev, desc, sizeof(desc), guid);
+				printf("%-5u %-20.20s %-18s  - %s\n", ev.lid, desc,
+				       guid, why(ev.rc));
+			}
+			continue;
+		}
+		last = vport_count(&ev);
+		if (em_given(o, EO_VPORT)) {
+			first = o->vport;
+			last = o->vport + 1;
+		}
+		if (o->json) {
+			head_json(&ev, i == 0);
+			printf(", \"vports\": %u, \"trap_lid\": %u, \"vport\": [",
+			       vport_count(&ev), ev.cpi.trap_lid);
+		}
+		for (unsigned vp = first; vp < last; vp++) {
+			unsigned entries = 0;
+			uint32_t digest;
+
+			rc = read_info(e, ev.lid, vp, &v);
+			if (!rc)
+				rc = count_macs(e, ev.lid, vp, &entries,
+						&digest);
+			/* a missing vport has no table: POD, 0 entries */
+			if (rc == EM_EXIT_STATUS && !v.exists &&
+			    v.config_state == VF_VPORT_DROP_ALL && !v.port_num)
+				rc = EM_EXIT_OK;
+			if (rc) {
+				worst = rc;
+				continue;
+			}
+			if (o->json)
+				row_json(&v, vp, entries, vp == first);
+			else
+				row_text(&ev, vp, &v, entries);
+		}
+		if (o->json)
+			printf("]}");
+	}
+	if (o->json)
+		printf("\n]\n");
+	return worst;
+}
+
+int cmd_macs(struct em *e, const struct em_opts *o)
+{
+	unsigned vp = em_given(o, EO_VPORT) ? o->vport : 0, entries = 0;
+	unsigned lid = (unsigned)strtoul(o->args[0], NULL, 0);
+	uint32_t digest = 0;
+
+	if (o->json)
+		printf("{\"lid\": %u, \"vport\": %u, \"entries\": [", lid, vp);
+	else
+		printf("%-5s %-17s %-17s %5s %4s\n", "INDEX", "MAC", "MASK",
+		       "DLID", "SD");
+	for (unsigned off = 0; off < VF_VPORT_MAC_TABLE;
+	     off += VF_EMA_MACS_PER_MAD) {
+		struct vf_vport_mac m[VF_EMA_MACS_PER_MAD];
+		struct vf_ema_mac_slice s = {
+			.offset = (uint16_t)off,
+			.num = (uint16_t)(VF_VPORT_MAC_TABLE - off <
+					  VF_EMA_MACS_PER_MAD ?
+					  VF_VPORT_MAC_TABLE - off :
+					  VF_EMA_MACS_PER_MAD) };
+		uint8_t mad[VF_EMA_MAD_SIZE];
+		struct em_reply r;
+
+		em_request(e, mad, VF_EMA_GET, VF_EMA_MAC_ENTRIES,
+			   vf_ema_amod(vp, 0));
+		vf_ema_put_mac_entries(mad, &s, NULL);
+		if (em_call(e, lid, mad, &r, false))
+			return EM_EXIT_TRANSPORT;
+		if (r.h.status ||
+		    vf_ema_get_mac_entries(r.mad, r.len, &s, m) != VF_EMA_OK) {
+			fprintf(stderr, "vfabric-em: LID %u: MAC entries: status 0x%04x %s\n",
+				lid, r.h.status,
+				vf_ema_status_name(r.h.status));
+			return EM_EXIT_STATUS;
+		}
+		digest = s.digest;
+		for (unsigned i = 0; i < s.num; i++) {
+			char mac[18], mask[18];
+
+			if (!(m[i].mac[0] | m[i].mac[1] | m[i].mac[2] |
+			      m[i].mac[3] | m[i].mac[4] | m[i].mac[5]))
+				continue;
+			em_mac_str(m[i].mac, mac);
+			em_mac_str(m[i].mask, mask);
+			if (o->json)
+				printf("%s\n  {\"index\": %u, \"mac\": \"%s\", \"mask\": \"%s\", \"dlid\": %u, \"sd\": %u}",
+				       entries ? "," : "", off + i, mac, mask,
+				       m[i].dlid_sd >> 8, m[i].dlid_sd & 0xff);
+			else
+				printf("%-5u %s %s %5u 0x%02x\n", off + i, mac,
+				       mask, m[i].dlid_sd >> 8,
+				       m[i].dlid_sd & 0xff);
+			entries++;
+		}
+	}
+	if (o->json)
+		printf("\n], \"count\": %u, \"digest\": %u}\n", entries, digest);
+	else
+		printf("entries %u digest %u\n", entries, digest);
+	return EM_EXIT_OK;
+}
+
+#define SUM(f) { #f, offsetof(struct vf_ema_summary, f) }
+#define ERR(f) { #f, offsetof(struct vf_ema_errors, f) }
+
+int cmd_counters(struct em *e, const struct em_opts *o)
+{
+	static const struct { const char *name; size_t off; } sum[] = {
+		SUM(tx_errors), SUM(rx_errors), SUM(tx_packets),
+		SUM(rx_packets), SUM(tx_bytes), SUM(rx_bytes),
+		SUM(tx_unicast), SUM(tx_mcastbcast), SUM(tx_untagged),
+		SUM(tx_vlan), SUM(tx_64), SUM(tx_65_127), SUM(tx_128_255),
+		SUM(tx_256_511), SUM(tx_512_1023), SUM(tx_1024_1518),
+		SUM(tx_1519_max), SUM(rx_unicast), SUM(rx_mcastbcast),
+		SUM(rx_untagged), SUM(rx_vlan), SUM(rx_64), SUM(rx_65_127),
+		SUM(rx_128_255), SUM(rx_256_511), SUM(rx_512_1023),
+		SUM(rx_1024_1518), SUM(rx_1519_max),
+	}, err[] = {
+		ERR(tx_smac_filt), ERR(tx_dlid_zero), ERR(tx_logic),
+		ERR(tx_drop_state), ERR(rx_bad_veswid), ERR(rx_runt),
+		ERR(rx_oversize), ERR(rx_eth_down), ERR(rx_drop_state),
+		ERR(rx_logic),
+	};
+	unsigned vp = em_given(o, EO_VPORT) ? o->vport : 0;
+	unsigned lid = (unsigned)strtoul(o->args[0], NULL, 0);
+	struct vf_ema_summary s = { 0 };
+	struct vf_ema_errors x = { 0 };
+	struct vf_ema_ctr_id id;
+	struct em_reply r;
+	int rc;
+
+	for (unsigned part = 0; part < VF_EMA_CTR_PARTS; part++) {
+		rc = em_get(e, lid, VF_EMA_SUMMARY_COUNTERS,
+			    vf_ema_amod(vp, part), &r);
+		if (rc)
+			return rc;
+		vf_ema_get_summary(r.mad, r.len, part, &id, &s);
+	}
+	rc = em_get(e, lid, VF_EMA_ERROR_COUNTERS, vf_ema_amod(vp, 0), &r);
+	if (rc)
+		return rc;
+	vf_ema_get_errors(r.mad, r.len, 0, &id, &x);
+	if (o->json)
+		printf("{\"lid\": %u, \"vport\": %u, \"vesw_id\": %u, \"port_num\": %u",
+		       lid, id.vp_instance, id.vesw_id, id.veswport_num);
+	else
+		printf("lid %u vport %u vesw_id %u port_num %u\n", lid,
+		       id.vp_instance, id.vesw_id, id.veswport_num);
+	for (size_t i = 0; i < sizeof(sum) / sizeof(sum[0]); i++) {
+		uint64_t val = *(const uint64_t *)((const char *)&s +
+						   sum[i].off);
+
+		printf(o->json ? ", \"%s\": %" PRIu64 : "%s %" PRIu64 "\n",
+		       sum[i].name, val);
+	}
+	for (size_t i = 0; i < sizeof(err) / sizeof(err[0]); i++) {
+		uint64_t val = *(const uint64_t *)((const char *)&x +
+						   err[i].off);
+
+		printf(o->json ? ", \"%s\": %" PRIu64 : "%s %" PRIu64 "\n",
+		       err[i].name, val);
+	}
+	if (o->json)
+		printf("}\n");
+	return EM_EXIT_OK;
+}

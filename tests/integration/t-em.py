@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""The Ethernet Manager in the plugin (docs/ethernet-manager.md) driving
+managed VNIC endpoints (sim/vnic-endpoint --managed) on ibsim.
+
+A 2-level fat tree (3 leaves, 2 spines, 2 hosts a leaf), OpenSM + plugin
+at cn0001 with two vFabrics and two vESWs: vESW 1 (VF T1) with cn0002
+and cn0003, vESW 2 (VF T2, EthMTU 9000) with cn0005.  Each endpoint's
+TAP is in a namespace of its own with an address in 10.0.0.0/24.
+
+- the EM binds class 0x3B and configures the three endpoints (once they
+  are up: the ports found without one at SUBNET UP are probed again);
+- what each endpoint holds, read back with `vfabric-em show`, is what the
+  config says: vESW id, P_Key of the VF, MTU, the section 8 MAC, encap
+  SLID and port number = its LID, FORWARDING, trap LID = the SM's LID;
+  the members of vESW 1 have each other in their MAC tables;
+- the state file lists both vESWs and every member with its counters;
+- ping within vESW 1 works, from vESW 1 to vESW 2 fails;
+- the host bringing its TAP up raises a link trap the EM logs;
+- SIGHUP after removing cn0003 from vESW 1: DeleteVesw for it, its ping
+  stops, cn0002's MAC table drops it;
+- SIGHUP with no change: a pass with no Set;
+- a broken file on SIGHUP: the error is logged, the last good config
+  kept, no Set;
+- malformed EMA MADs sent to the SM's port (`vfabric-em raw`): OpenSM
+  survives, ignores them (logged) and the EM keeps working.
+Needs root (TAP devices, namespaces): skipped otherwise.
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+
+import topogen
+import vfsim
+import vftest
+
+ENDPOINT = os.path.abspath(os.environ.get(
+    "VF_VNIC_ENDPOINT", os.path.join(vftest.TOP_BUILDDIR, "sim",
+                                     "vnic-endpoint")))
+EMCLI = os.path.abspath(os.environ.get(
+    "VF_EM_CLI", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
+TAG = f"{os.getpid() % 100000}"
+FABRIC_ID = 3
+
+
+def config(v1_members, broken=False):
+    """The vFabric file: T1 holds cn0002 and cn0003, vESW 1 the hosts in
+    v1_members, vESW 2 cn0005."""
+    nds = "".join(f"<NodeDesc>{h}*</NodeDesc>" for h in v1_members)
+    return f"""<?xml version="1.0"?>
+<Config><Common>
+<Applications><Application><Name>Any</Name><Select>UnmatchedServiceID</Select>
+<Select>UnmatchedMGID</Select></Application></Applications>
+<DeviceGroups>
+ <DeviceGroup><Name>t1</Name><NodeDesc>cn0002*</NodeDesc><NodeDesc>cn0003*</NodeDesc></DeviceGroup>
+ <DeviceGroup><Name>t2</Name><NodeDesc>cn0005*</NodeDesc></DeviceGroup>
+ <DeviceGroup><Name>eth1</Name>{nds}</DeviceGroup>
+</DeviceGroups>
+<VirtualFabrics>
+ <VirtualFabric><Name>T1</Name><Enable>1</Enable><PKey>0x11</PKey><Member>t1</Member><Application>Any</Application></VirtualFabric>
+ <VirtualFabric><Name>T2</Name><Enable>1</Enable><PKey>0x12</PKey><Member>t2</Member><Application>Any</Application></VirtualFabric>
+</VirtualFabrics>
+<VirtualEthernetSwitches><FabricId>{FABRIC_ID}</FabricId>
+ <VirtualEthernetSwitch><Name>ve1</Name><VeswId>1</VeswId><VirtualFabric>T1</VirtualFabric>
+  <Member>eth1</Member></VirtualEthernetSwitch>
+ <VirtualEthernetSwitch><Name>ve2</Name><VeswId>2</VeswId><VirtualFabric>T2</VirtualFabric>
+  <Member>t2</Member><EthMTU>9000</EthMTU></VirtualEthernetSwitch>
+</VirtualEthernetSwitches>
+{"<Broken>" if broken else ""}
+</Common></Config>
+"""
+
+
+def lmac(vesw, lid):
+    """reference/vnic-ema.md section 8, as text."""
+    w = 0x2 | FABRIC_ID << 2 | vesw << 12
+    b = [w & 0xff, w >> 8 & 0xff, w >> 16 & 0xff, lid & 0xff,
+         lid >> 8 & 0xff, 0]
+    return ":".join(f"{x:02x}" for x in b)
+
+
+class Endpoint:
+    def __init__(self, name, node, vesw, addr):
+        self.name, self.node, self.vesw, self.addr = name, node, vesw, addr
+        self.netns = f"vfe{TAG}{name}"
+        self.tap = f"vfet{TAG}{name}"
+        self.proc = self.log = None
+        self.lid = None
+
+
+class Endpoints:
+    """The managed endpoints we start (stopped by PID) and their
+    namespaces (deleted)."""
+
+    def __init__(self, sim):
+        self.sim, self.eps, self.netns = sim, [], []
+
+    def start(self, ep):
+        subprocess.run(["ip", "netns", "add", ep.netns], check=True)
+        self.netns.append(ep.netns)
+        subprocess.run(["ip", "netns", "exec", ep.netns, "sysctl", "-qw",
+                        "net.ipv6.conf.default.disable_ipv6=1"],
+                       check=True)
+        ep.log = os.path.join(self.sim.workdir, f"ep{ep.name}.log")
+        argv = [ENDPOINT, "--managed", "--tap", ep.tap, "--netns", ep.netns,
+                "--state", os.path.join(self.sim.workdir,
+                                        f"ep{ep.name}.state")]
+        with open(ep.log, "wb") as log:
+            ep.proc = subprocess.Popen(
+                argv, env=self.sim._env(ep.node), cwd=self.sim.workdir,
+                stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, preexec_fn=vfsim._pdeathsig)
+        self.eps.append(ep)
+        m = vfsim.wait_until(
+            lambda: re.search(r"LID (\d+) managed.*: ready",
+                              vfsim.read_from(ep.log)),
+            30, f"vnic-endpoint {ep.name} at {ep.node}", self.check)
+        ep.lid = int(m.group(1))
+
+    def check(self):
+        for ep in self.eps:
+            if ep.proc.poll() is not None:
+                raise vfsim.SimError(f"vnic-endpoint {ep.name} exited (rc "
+                                     f"{ep.proc.returncode}):\n"
+                                     f"{vfsim.tail(ep.log)}")
+
+    def stop(self):
+        rcs = {}
+        for ep in self.eps:
+            p = ep.proc
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+            rcs[ep.name] = p.returncode
+        for ns in self.netns:
+            subprocess.run(["ip", "netns", "del", ns],
+                           stderr=subprocess.DEVNULL)
+        return rcs
+
+
+def ip(ep, *args):
+    subprocess.run(["ip", "-n", ep.netns] + list(args), check=True,
+                   capture_output=True)
+
+
+def ping(ep, addr, count=3, wait=2):
+    res = subprocess.run(["ip", "netns", "exec", ep.netns, "ping", "-n",
+                          "-c", str(count), "-i", "0.2", "-W", str(wait),
+                          addr], capture_output=True, text=True, timeout=60)
+    return res.returncode, res.stdout + res.stderr
+
+
+def show(sim, lids):
+    """vfabric-em show --json of the LIDs: {lid: entry}."""
+    out = sim.run_diag([EMCLI, "show", "--json"] + [str(x) for x in lids],
+                       node="cn0006", check=False)
+    try:
+        return {e["lid"]: e for e in json.loads(out)}
+    except ValueError:
+        return {"error": out}
+
+
+def vport0(entry):
+    vps = entry.get("vport") or [] if isinstance(entry, dict) else []
+    return vps[0] if vps else {}
+
+
+def macs(sim, lid):
+    out = sim.run_diag([EMCLI, "macs", str(lid), "--json"], node="cn0006",
+                       check=False)
+    try:
+        return [e["dlid"] for e in json.loads(out)["entries"]
+                if e["mac"] != "00:00:00:00:00:00"]
+    except (ValueError, KeyError):
+        return None
+
+
+def em_pass(sim, since, what, timeout=60):
+    """The EM's summary line of the first sweep pass after `since`."""
+    m = sim.wait_log(r"vfabric: em: pass \d+ \((?:sweep|trap)\): (\d+) vESWs, "
+                     r"(\d+) endpoints configured \((\d+) MADs, (\d+) Sets\), "
+                     r"(\d+) unchanged, (\d+) without an endpoint, (\d+) "
+                     r"failed, (\d+) removed", since, timeout)
+    vfsim.Tap.diag(f"{what}: {m.group(0)}")
+    return [int(x) for x in m.groups()]
+
+
+def wait_configured(sim, since, n):
+    """Wait for a pass (of any kind) with n endpoints configured or
+    unchanged and none missing."""
+    rx = re.compile(r"em: pass \d+ \(\w+\): \d+ vESWs, (\d+) endpoints "
+                    r"configured \(\d+ MADs, \d+ Sets\), (\d+) unchanged, "
+                    r"(\d+) without")
+
+    def ok():
+        for m in rx.finditer(sim.log_text(since)):
+            if int(m.group(1)) + int(m.group(2)) == n and \
+               m.group(3) == "0":
+                return m
+        return None
+    return vfsim.wait_until(ok, 60, f"an EM pass with {n} endpoints",
+                            lambda: sim._check_osm(sim.osms[-1]))
+
+
+def check_readback(tap, sim, eps, sm_lid, label):
+    got = show(sim, [ep.lid for ep in eps])
+    for ep in eps:
+        v = vport0(got.get(ep.lid, {}))
+        entry = got.get(ep.lid, {})
+        want = {"vesw_id": ep.vesw, "mtu": 9000 if ep.vesw == 2 else 1500,
+                "pkey": 0x8010 + ep.vesw,
+                "mac": lmac(ep.vesw, ep.lid), "encap_slid": ep.lid,
+                "port_num": ep.lid, "fabric_id": FABRIC_ID}
+        bad = {k: v.get(k) for k, x in want.items() if v.get(k) != x}
+        tap.ok(v and not bad, f"{label}: {ep.name} at {ep.node} (LID "
+               f"{ep.lid}) holds the config: vESW {ep.vesw}, its VF's P_Key, "
+               "MTU, section 8 "
+               "MAC, encap SLID and port number = LID",
+               f"differs: {bad}\n{entry}")
+        tap.ok(str(v.get("config_state", "")).upper().startswith("FORW"),
+               f"{label}: {ep.name} is FORWARDING", str(v))
+        tap.ok(entry.get("trap_lid") == sm_lid,
+               f"{label}: {ep.name} sends its traps to the SM's LID "
+               f"{sm_lid}", str(entry))
+    return got
+
+
+def run(tap, sim, eps):
+    conf = os.path.join(sim.workdir, "vf.xml")
+    with open(conf, "w") as fh:
+        fh.write(config(["cn0002", "cn0003"]))
+    sim.start_ibsim()
+    osm = sim.start_opensm(conf_lines=vftest.plugin_conf(
+        engine="shortestpath", options=f"log_level=info config={conf}"),
+        plugin_dir=vftest.PLUGIN_DIR)
+    sim.wait_subnet_up()
+    sim.wait_log(r"vfabric: em: bound management class 0x3b")
+    tap.ok(True, "the EM bound class 0x3B on OpenSM's port at SUBNET UP")
+    since = sim.log_offset()
+    ep1 = Endpoint("1", "cn0002", 1, "10.0.0.1")
+    ep2 = Endpoint("2", "cn0003", 1, "10.0.0.2")
+    ep3 = Endpoint("3", "cn0005", 2, "10.0.0.3")
+    for ep in (ep1, ep2, ep3):
+        eps.start(ep)
+    log = sim.log_text()
+    tap.ok(len(re.findall(r"em: port 0x[0-9a-f]+ \(LID \d+\): no VNIC "
+                          r"endpoint", log)) >= 1,
+           "ports without an endpoint at SUBNET UP are logged (once each)",
+           vfsim.tail(osm.log))
+    wait_configured(sim, since, 3)
+    tap.ok(True, "the EM configured the three endpoints once they were up")
+    nodes = vfsim.parse_ibnetdiscover(vfsim.read_from(sim.discover()))
+    sm_lid = [n["lid"] for n in nodes.values()
+              if n["desc"].startswith("cn0001")][0]
+    check_readback(tap, sim, (ep1, ep2, ep3), sm_lid, "configured")
+    t1 = macs(sim, ep1.lid)
+    t3 = macs(sim, ep3.lid)
+    tap.ok(t1 == [ep2.lid], "ep1's MAC table: ep2 (broadcasts reach it)",
+           str(t1))
+    tap.ok(t3 == [], "ep3's MAC table is empty (alone on vESW 2)", str(t3))
+
+    for ep in (ep1, ep2, ep3):
+        ip(ep, "addr", "add", f"{ep.addr}/24", "dev", ep.tap)
+        ip(ep, "link", "set", "lo", "up")
+        ip(ep, "link", "set", ep.tap, "up")
+    try:
+        sim.wait_log(rf"em: trap: LID {ep1.lid} vport 0 \(vESW 1\): Ethernet "
+                     r"link up", timeout=20)
+        linked = True
+    except vfsim.SimError:
+        linked = False
+    tap.ok(linked, "the host bringing its interface up raises a link trap "
+           "the EM reads and logs", vfsim.tail(osm.log))
+    rc, out = ping(ep1, ep2.addr)
+    tap.ok(rc == 0, "ping ep1 -> ep2 within vESW 1 succeeds", out)
+    rc, out = ping(ep2, ep1.addr)
+    tap.ok(rc == 0, "ping ep2 -> ep1 within vESW 1 succeeds", out)
+    rc, out = ping(ep1, ep3.addr, count=2, wait=1)
+    tap.ok(rc != 0, "ping ep1 (vESW 1) -> ep3 (vESW 2) fails", out)
+
+    state_path = os.path.join(osm.dump_dir, "vfabric-em-state.json")
+    vfsim.wait_until(lambda: os.path.exists(state_path), 20, "state file")
+    try:
+        st = json.loads(vfsim.read_from(state_path))
+    except ValueError as e:
+        st = {"error": str(e)}
+    members = {m["lid"]: m for v in st.get("vesws", [])
+               for m in v["members"]}
+    tap.ok([v["name"] for v in st.get("vesws", [])] == ["ve1", "ve2"] and
+           sorted(members) == sorted(ep.lid for ep in (ep1, ep2, ep3)),
+           "the state file lists both vESWs and the three members",
+           json.dumps(st)[:2000])
+    tap.ok(all("counters" in m and m["state"] in ("configured", "unchanged")
+               for m in members.values()),
+           "... each configured, with its counters", json.dumps(st)[:2000])
+
+    # SIGHUP: cn0003 leaves vESW 1
+    with open(conf, "w") as fh:
+        fh.write(config(["cn0002"]))
+    since = sim.log_offset()
+    os.kill(osm.pid, signal.SIGHUP)
+    p = em_pass(sim, since, "cn0003 removed")
+    tap.ok(p[0] == 2 and p[7] == 1 and p[3] > 0,
+           "SIGHUP without cn0003 in vESW 1: one vport removed, Sets sent",
+           str(p))
+    tap.ok(re.search(rf"LID {ep2.lid}\) vport 0: removed from vESW 1 "
+                     r"\(DeleteVesw\)", sim.log_text(since)),
+           "ep2 got DeleteVesw", vfsim.tail(osm.log))
+    v2 = vport0(show(sim, [ep2.lid]).get(ep2.lid, {}))
+    tap.ok(v2.get("vesw_id") == 0 and not str(
+        v2.get("config_state", "")).upper().startswith("FORW"),
+        "ep2 reads back as power-on defaults (no vESW, not forwarding)",
+        str(v2))
+    rc, out = ping(ep1, ep2.addr, count=2, wait=1)
+    tap.ok(rc != 0, "ping ep1 -> ep2 now fails", out)
+    t1 = macs(sim, ep1.lid)
+    tap.ok(t1 == [], "ep1's MAC table no longer holds ep2", str(t1))
+
+    since = sim.log_offset()
+    os.kill(osm.pid, signal.SIGHUP)
+    p = em_pass(sim, since, "no change")
+    tap.ok(p[3] == 0 and p[4] == 2 and p[1] == 0 and p[6] == 0,
+           "SIGHUP with no change: a pass with no Set, both members "
+           "unchanged", str(p))
+
+    with open(conf, "w") as fh:
+        fh.write(config(["cn0002", "cn0003"], broken=True))
+    since = sim.log_offset()
+    os.kill(osm.pid, signal.SIGHUP)
+    p = em_pass(sim, since, "broken file")
+    tap.ok("ERR VF0801" in sim.log_text(since) and p[3] == 0 and p[4] == 2,
+           "a broken file on SIGHUP is reported and the last good config "
+           "kept: no Set", str(p))
+    rc, out = ping(ep1, ep2.addr, count=1, wait=1)
+    tap.ok(rc != 0, "... (cn0003 stays out of vESW 1)", out)
+
+    malformed(tap, sim, osm, sm_lid, ep1)
+    eps.check()
+
+
+def malformed(tap, sim, osm, sm_lid, ep1):
+    """Malformed EMA MADs to the SM's port."""
+    since = sim.log_offset()
+    cases = [["--method", "1", "--attr", "0x11"],           # a Get to the EM
+             ["--method", "2", "--attr", "0x99"],           # Set, unknown
+             ["--method", "5", "--attr", "2", "--data", "ff" * 40],
+             ["--method", "5", "--attr", "2", "--len", "30"],
+             ["--method", "3", "--attr", "1"],              # bad method
+             ["--oui", "0x123456", "--method", "5", "--attr", "2"],
+             ["--method", "0x81", "--attr", "0x11"]]        # stray answer
+    for argv in cases:
+        sim.run_diag([EMCLI, "raw", str(sm_lid), "--timeout", "300",
+                      "--retries", "0"] + argv, node="cn0006", check=False)
+    tap.ok(osm.alive(), f"OpenSM survives {len(cases)} malformed EMA MADs "
+           "sent to its port", vfsim.tail(osm.log))
+    tap.ok("em: ignored a malformed or unexpected MAD" in
+           sim.log_text(since), "the EM logs what it ignored",
+           vfsim.tail(osm.log))
+    got = show(sim, [ep1.lid])
+    tap.ok(vport0(got.get(ep1.lid, {})).get("vesw_id") == 1,
+           "the endpoints keep their config and answer", str(got))
+    since = sim.log_offset()
+    os.kill(osm.pid, signal.SIGHUP)
+    p = em_pass(sim, since, "after the malformed MADs")
+    tap.ok(p[4] == 2 and p[6] == 0, "the EM still runs its passes",
+           str(p))
+    st = json.loads(vfsim.read_from(os.path.join(osm.dump_dir,
+                                                 "vfabric-em-state.json")))
+    tap.ok(st.get("bad_mads", 0) >= 5, "the state file counts the MADs "
+           "the EM ignored", str(st.get("bad_mads")))
+
+
+def main():
+    tap = vfsim.Tap()
+    if os.geteuid() != 0:
+        tap.skip_all("needs root (TAP devices and network namespaces)")
+    if not os.path.exists("/dev/net/tun"):
+        tap.skip_all("no /dev/net/tun")
+    for tool in ("ip", "ping"):
+        if not shutil.which(tool):
+            tap.skip_all(f"no {tool} (iproute2, iputils-ping)")
+    vftest.start(tap)
+    for prog in (ENDPOINT, EMCLI):
+        if not os.access(prog, os.X_OK):
+            tap.skip_all(f"{os.path.basename(prog)} not built ({prog})")
+    fab = topogen.fattree2(leaves=3, spines=2, hosts=2)
+    with vfsim.Sim(fab, "em", tap=tap) as sim:
+        eps = Endpoints(sim)
+        try:
+            run(tap, sim, eps)
+        finally:
+            rcs = eps.stop()
+        tap.ok(rcs and all(rc == 0 for rc in rcs.values()),
+               "every endpoint exits cleanly on SIGTERM", str(rcs))
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
