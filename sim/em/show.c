@@ -232,9 +232,47 @@ static void head_json(const struct endpoint_view *ev, bool first)
 	       ev->rc ? "false" : "true");
 }
 
+/* A vport on a vESW, for the members summary under the table. */
+struct member {
+	uint16_t vesw;
+	unsigned lid, vport;
+};
+
+static int by_vesw(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+
+	if (x->vesw != y->vesw)
+		return x->vesw < y->vesw ? -1 : 1;
+	return x->lid < y->lid ? -1 : x->lid > y->lid;
+}
+
+/* "vESW 1: 2 members: LID 7, LID 8" (vport given when not 0). */
+static void print_members(struct member *m, unsigned n)
+{
+	qsort(m, n, sizeof(*m), by_vesw);
+	for (unsigned i = 0; i < n;) {
+		unsigned j = i;
+
+		while (j < n && m[j].vesw == m[i].vesw)
+			j++;
+		printf("vESW %u: %u member%s:", m[i].vesw, j - i,
+		       j - i == 1 ? "" : "s");
+		for (unsigned k = i; k < j; k++) {
+			printf("%s LID %u", k > i ? "," : "", m[k].lid);
+			if (m[k].vport)
+				printf(" vport %u", m[k].vport);
+		}
+		printf("\n");
+		i = j;
+	}
+}
+
 int cmd_show(struct em *e, const struct em_opts *o)
 {
+	static struct member members[EM_MAX_LIDS];
 	static struct vf_vport v;
+	unsigned nmembers = 0;
 	unsigned lids[EM_MAX_LIDS], n;
 	bool listed;
 	int rc = targets(e, o, lids, &n, &listed), worst = EM_EXIT_OK;
@@ -296,12 +334,17 @@ int cmd_show(struct em *e, const struct em_opts *o)
 				row_json(&v, vp, entries, vp == first);
 			else
 				row_text(&ev, vp, &v, entries);
+			if (v.vesw.vesw_id && nmembers < EM_MAX_LIDS)
+				members[nmembers++] = (struct member) {
+					v.vesw.vesw_id, ev.lid, vp };
 		}
 		if (o->json)
 			printf("]}");
 	}
 	if (o->json)
 		printf("\n]\n");
+	else
+		print_members(members, nmembers);
 	return worst;
 }
 

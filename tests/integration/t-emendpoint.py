@@ -161,6 +161,12 @@ def run(tap, sim, eps):
            f"{ep2.lid:5d}" in out and "entries 1 digest 4660" in out,
            "macs ep1: ep2's MAC, DLID and the EM's digest", out + err)
 
+    rc, out, err = em(sim, "show", ep3.lid, ep2.lid, ep1.lid)
+    a, b = sorted((ep1.lid, ep2.lid))
+    tap.ok(rc == 0 and f"vESW 1: 2 members: LID {a}, LID {b}\n" in out and
+           f"vESW 2: 1 member: LID {ep3.lid}\n" in out,
+           "show (table): the members of each vESW", out + err)
+
     rc, out = ping(ep1, ep2.addr)
     tap.ok(rc == 0, "ping ep1 -> ep2 (vESW 1) succeeds", out)
     rc, out = ping(ep2, ep1.addr)
@@ -253,7 +259,8 @@ def run(tap, sim, eps):
     rc, out, err = em(sim, "show")
     tap.diag(out)
     tap.ok(rc == 0 and "LID" in out.splitlines()[0] and
-           out.count("no endpoint") == len(lids) - 4,
+           out.count("no endpoint") == len(lids) - 4 and
+           f"vESW 1: 1 member: LID {ep1.lid}\n" in out,
            "show (table) lists them too", out + err)
     rc, out, err = em(sim, "probe", lids[NOBODY])
     tap.ok(rc == 1 and "endpoint=0" in out,
