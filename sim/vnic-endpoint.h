@@ -47,6 +47,7 @@ struct endpoint {
 	bool host_up;			/* the TAP's IFF_UP as last seen */
 	bool refused_logged;		/* up without a vESW: said once */
 	uint8_t tap_mac[6];		/* what the TAP was given */
+	uint16_t uc_gen;		/* the agent's unicast list, as seen */
 	unsigned tap_mtu;
 	bool dirty;			/* the state file is out of date */
 	struct vnic_mgmt_stats ms;
@@ -67,8 +68,8 @@ void vnic_mac_str(const uint8_t *m, char *s);
 void vnic_mgmt_mad(struct endpoint *ep, int len);
 
 /*
- * The host side, every tick (lock held): the TAP's up/down into the
- * agent (and a trap), the EM's MAC and MTU onto the TAP.
+ * The host side, every tick (lock held): the TAP's up/down and MAC
+ * into the agent (and their traps).
  */
 void vnic_mgmt_tick(struct endpoint *ep);
 

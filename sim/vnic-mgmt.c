@@ -3,7 +3,7 @@
  * vnic-endpoint's management side (docs/vnic-datapath.md, "Managed
  * endpoint"): EMA requests answered by the agent of vnic/ema-agent.h,
  * whose slot 0 is the vport the data path reads; the host's TAP up/down
- * fed to the agent, its trap sent; the EM's MAC and MTU put on the TAP;
+ * and MAC fed to the agent, their traps sent; the EM's MAC and MTU put on the TAP;
  * the state dump.  Everything here runs in the receive thread with the
  * endpoint's lock held, so the data path never sees half a Set.
  */
@@ -121,16 +121,13 @@ void vnic_mgmt_mad(struct endpoint *ep, int len)
 	vnic_mgmt_sync_tap(ep);
 }
 
-void vnic_mgmt_tick(struct endpoint *ep)
+/* The TAP's up/down into the agent: a link trap when it moved. */
+static void track_admin(struct endpoint *ep, int up)
 {
 	uint8_t *trap = umad_get_mad(ep->u.sbuf);
-	struct vf_vport *v;
-	int up = vf_tap_is_up(&ep->tap), r;
+	struct vf_vport *v = vf_ema_agent_vport(&ep->ema, 0);
+	int r;
 
-	if (up < 0)
-		return;
-	ep->host_up = up;
-	v = vf_ema_agent_vport(&ep->ema, 0);
 	if (!v || v->admin_up == (bool)up)
 		return;
 	r = vf_ema_agent_set_admin(&ep->ema, 0, up, vnic_now_ms(), trap,
@@ -149,6 +146,46 @@ void vnic_mgmt_tick(struct endpoint *ep)
 	       up ? "up" : "down", v->oper_state);
 	if (r > 0)
 		send_trap(ep);
+}
+
+/*
+ * The TAP's MAC into the agent's unicast list: a host that changes it
+ * (ip link set DEV address ...) gets a trap opcode 1, and the EM tells
+ * the vESW's other members where that MAC lives.  The data path needs
+ * nothing: it sends whatever source MAC the host wrote and filters no
+ * destination MAC (the TAP's stack does).
+ */
+static void track_mac(struct endpoint *ep)
+{
+	uint8_t *trap = umad_get_mad(ep->u.sbuf);
+	uint8_t hw[6];
+	char s[18];
+	int r;
+
+	if (!vf_ema_agent_vport(&ep->ema, 0) || vf_tap_get_mac(&ep->tap, hw))
+		return;
+	r = vf_ema_agent_host_mac(&ep->ema, 0, hw, vnic_now_ms(), trap,
+				  VF_UMADSIM_MAD_SIZE);
+	if (r < 0 || ep->ema.slot[0].vport.uc_macs_gen_count == ep->uc_gen)
+		return;
+	ep->uc_gen = ep->ema.slot[0].vport.uc_macs_gen_count;
+	ep->dirty = true;
+	vnic_mac_str(hw, s);
+	printf("vnic-endpoint: %s has MAC %s: %u unicast MACs of the host's own\n",
+	       ep->tap.name, s, ep->ema.slot[0].uc.n);
+	if (r > 0)
+		send_trap(ep);
+}
+
+void vnic_mgmt_tick(struct endpoint *ep)
+{
+	int up = vf_tap_is_up(&ep->tap);
+
+	if (up < 0)
+		return;
+	ep->host_up = up;
+	track_admin(ep, up);
+	track_mac(ep);
 }
 
 static const char *state_name(unsigned s)
@@ -202,6 +239,11 @@ void vnic_print_state(struct endpoint *ep, FILE *out)
 		vnic_mac_str(e->mac, mac);
 		fprintf(out, "mac %u %s dlid %u sd 0x%02x\n", i, mac,
 			e->dlid_sd >> 8, e->dlid_sd & 0xff);
+	}
+	fprintf(out, "vp_uc_macs_gen_count %u\n", v->uc_macs_gen_count);
+	for (unsigned i = 0; i < ep->ema.slot[0].uc.n; i++) {
+		vnic_mac_str(ep->ema.slot[0].uc.mac[i], mac);
+		fprintf(out, "host_ucast %s\n", mac);
 	}
 	fprintf(out, "ema_requests %llu\nema_errors %llu\nema_ignored %llu\n"
 		"ema_trap_lid %u\nema_traps_sent %llu\nema_traps_bounced %llu\n"

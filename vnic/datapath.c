@@ -44,14 +44,6 @@ void vf_dp_init(struct vf_dp *dp, const struct vf_vport *vp)
 	dp->next_id = 1;
 }
 
-void vf_dp_update_state(struct vf_vport *vp)
-{
-	bool fwd = vp->config_state == VF_VPORT_FORWARDING && vp->admin_up;
-
-	vp->oper_state = fwd ? VF_VPORT_FORWARDING : VF_VPORT_DROP_ALL;
-	vp->eth_link_status = fwd ? VF_VPORT_LINK_UP : VF_VPORT_LINK_DOWN;
-}
-
 void vf_dp_lmac(uint16_t fabric_id, uint16_t vesw_id, uint32_t lid,
 		uint8_t mac[6])
 {

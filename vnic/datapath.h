@@ -93,9 +93,6 @@ struct vf_dp {
 /* Start a data path on vp (replication on; the default timeout). */
 void vf_dp_init(struct vf_dp *dp, const struct vf_vport *vp);
 
-/* oper_state and eth_link_status from config_state and admin_up (4.1). */
-void vf_dp_update_state(struct vf_vport *vp);
-
 /* Receives each data MAD to send: to dlid, mad[0..len). */
 typedef void vf_dp_emit_fn(void *arg, uint32_t dlid, const uint8_t *mad,
 			   size_t len);

@@ -2,7 +2,8 @@
 /*
  * The EMA endpoint agent (vnic/ema-agent.h): request dispatch, the vport
  * lifecycle (implicit creation, power-on defaults, delete), the MAC table
- * slices, the host MAC lists, the state machine and the traps.
+ * slices, the host MAC lists (set, or polled from the interface's
+ * address), the state machine and the traps.
  */
 #include <errno.h>
 #include <string.h>
@@ -398,4 +399,26 @@ int vf_ema_agent_set_macs(struct vf_ema_agent *a, unsigned i, bool mcast,
 	return raise_trap(a, i, mcast ? VF_EMA_TRAP_MCAST_MACS :
 					 VF_EMA_TRAP_UCAST_MACS,
 			  now_ms, trap);
+}
+
+int vf_ema_agent_host_mac(struct vf_ema_agent *a, unsigned i,
+			  const uint8_t hw[6], uint64_t now_ms, uint8_t *trap,
+			  size_t cap)
+{
+	const struct vf_ema_host_macs *l;
+	const struct vf_vport *v;
+	unsigned n;
+	int err = host_call_ok(a, i, cap);
+
+	if (err)
+		return err;
+	v = &a->slot[i].vport;
+	l = &a->slot[i].uc;
+	if (!memcmp(v->base_mac, zero_mac, 6))
+		return 0;
+	n = memcmp(hw, v->base_mac, 6) ? 1 : 0;
+	if (l->n == n && (!n || !memcmp(l->mac[0], hw, 6)))
+		return 0;
+	return vf_ema_agent_set_macs(a, i, false, (const uint8_t (*)[6])hw,
+				     n, now_ms, trap, cap);
 }

@@ -100,4 +100,17 @@ int vf_ema_agent_set_macs(struct vf_ema_agent *a, unsigned i, bool mcast,
 			  const uint8_t (*macs)[6], unsigned n,
 			  uint64_t now_ms, uint8_t *trap, size_t cap);
 
+/*
+ * The interface of vport i has address hw now (a poller's view: no
+ * secondary addresses).  Its unicast list is hw unless that is the EM's
+ * base MAC (section 3.4), and it goes through vf_ema_agent_set_macs()
+ * only when that differs from the list held, so polling every tick
+ * neither moves the generation count nor traps.  While the vport has no
+ * base MAC the interface's address is not the host's choice: nothing
+ * changes.  Returns as vf_ema_agent_set_macs.
+ */
+int vf_ema_agent_host_mac(struct vf_ema_agent *a, unsigned i,
+			  const uint8_t hw[6], uint64_t now_ms, uint8_t *trap,
+			  size_t cap);
+
 #endif /* VF_EMA_AGENT_H */

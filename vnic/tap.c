@@ -63,6 +63,17 @@ int vf_tap_set_mac(struct vf_tap *t, const uint8_t mac[6])
 	return ioctl(t->ctl, SIOCSIFHWADDR, &ifr) < 0 ? -errno : 0;
 }
 
+int vf_tap_get_mac(struct vf_tap *t, uint8_t mac[6])
+{
+	struct ifreq ifr;
+
+	ifreq_of(t, &ifr);
+	if (ioctl(t->ctl, SIOCGIFHWADDR, &ifr) < 0)
+		return -errno;
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	return 0;
+}
+
 int vf_tap_set_mtu(struct vf_tap *t, unsigned mtu)
 {
 	struct ifreq ifr;

@@ -27,6 +27,9 @@ int vf_tap_set_mac(struct vf_tap *t, const uint8_t mac[6]);
 int vf_tap_set_mtu(struct vf_tap *t, unsigned mtu);
 int vf_tap_set_up(struct vf_tap *t, bool up);
 
+/* The device's MAC as it is now (the host may have changed it). */
+int vf_tap_get_mac(struct vf_tap *t, uint8_t mac[6]);
+
 /* 1 if administratively up, 0 if down, -errno. */
 int vf_tap_is_up(struct vf_tap *t);
 

@@ -13,6 +13,7 @@
 
 #include "vnic/datapath.h"
 #include "vnic/dp-ema.h"
+#include "vnic/ema-agent.h"
 #include "tap.h"
 
 #define MAX_MADS 4096
@@ -58,7 +59,7 @@ static void vport(struct vf_vport *vp, uint32_t lid, uint16_t vesw,
 	vp->exists = true;
 	vp->config_state = VF_VPORT_FORWARDING;
 	vp->admin_up = true;
-	vf_dp_update_state(vp);
+	vf_ema_vport_update_state(vp);
 }
 
 /* A: LID 5, B: LID 9, both vESW 1, P_Key 0x8001, MTU 1500. */
@@ -113,29 +114,14 @@ static unsigned feed(struct vf_dp *dp, uint32_t slid, const unsigned *order,
 static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t gmac[6] = { 0x00, 0x11, 0x22, 0x33, 0x44, 0x55 };
 
-static void lmac_and_state(void)
+/* (The vport state machine is the agent's: tests/unit/t-ema.c.) */
+static void lmac(void)
 {
-	struct vf_vport vp = { 0 };
 	uint8_t mac[6];
 
 	vf_dp_lmac(0x301, 2, 5, mac);
 	OK(!memcmp(mac, "\x06\x2c\x00\x05\x00\x00", 6),
 	   "section 8 MAC: fabric 0x301, vESW 2, LID 5 -> 06:2c:00:05:00:00");
-	vp.config_state = VF_VPORT_FORWARDING;
-	vp.admin_up = true;
-	vf_dp_update_state(&vp);
-	OK(vp.oper_state == VF_VPORT_FORWARDING &&
-	   vp.eth_link_status == VF_VPORT_LINK_UP,
-	   "forwarding and up: FORWARDING, link up");
-	vp.admin_up = false;
-	vf_dp_update_state(&vp);
-	OK(vp.oper_state == VF_VPORT_DROP_ALL &&
-	   vp.eth_link_status == VF_VPORT_LINK_DOWN,
-	   "forwarding but down: DROP_ALL, link down");
-	vp.admin_up = true;
-	vp.config_state = VF_VPORT_INIT;
-	vf_dp_update_state(&vp);
-	OK(vp.oper_state == VF_VPORT_DROP_ALL, "INIT and up: DROP_ALL");
 }
 
 static unsigned dlids_of(const uint8_t *dst, uint32_t *d, unsigned max)
@@ -482,21 +468,21 @@ static void receive_checks(void)
 	vpa.vesw.pkey = 0x8001;
 
 	vpb.admin_up = false;
-	vf_dp_update_state(&vpb);
+	vf_ema_vport_update_state(&vpb);
 	out.n = 0;
 	vf_dp_tx(&dpa, f, 200, capture, NULL);
 	OK(feed(&dpb, 5, NULL, out.n, 0, &got) == 0 &&
 	   dpb.c.rx_drop_state == 1, "receiver down: rx_drop_state");
 	vpb.admin_up = true;
-	vf_dp_update_state(&vpb);
+	vf_ema_vport_update_state(&vpb);
 	vpa.config_state = VF_VPORT_INIT;
-	vf_dp_update_state(&vpa);
+	vf_ema_vport_update_state(&vpa);
 	out.n = 0;
 	OK(vf_dp_tx(&dpa, f, 200, capture, NULL) == 0 && out.n == 0 &&
 	   dpa.c.tx_drop_state == 1, "sender not forwarding: tx_drop_state, "
 	   "nothing sent");
 	vpa.config_state = VF_VPORT_FORWARDING;
-	vf_dp_update_state(&vpa);
+	vf_ema_vport_update_state(&vpa);
 
 	OK(vf_dp_tx(&dpa, f, 1519, capture, NULL) == 0 &&
 	   dpa.c.tx_oversize == 1, "a frame over MTU + 18 from the host: "
@@ -636,7 +622,7 @@ static void ema_counters(void)
 
 int main(void)
 {
-	lmac_and_state();
+	lmac();
 	dlid_selection();
 	sc_rc();
 	round_trips();

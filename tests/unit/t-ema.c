@@ -884,6 +884,52 @@ static void test_agent_traps(void)
 	free(a);
 }
 
+/* Polling the interface's address: a trap only when the list moves. */
+static void test_agent_host_mac(void)
+{
+	static const uint8_t base[6] = { 6, 0x2c, 0, 5, 0, 0 };
+	static const uint8_t gmac[6] = { 0x00, 0x16, 0x3e, 0x12, 0x34, 0x56 };
+	struct vf_ema_agent *a = new_agent(2);
+	struct vf_ema_mac_list l;
+	struct vf_ema_trap t;
+	uint8_t trap[FULL];
+
+	EQ_U(vf_ema_agent_host_mac(a, 0, gmac, 0, trap, FULL), -ENOENT,
+	     "host MAC of a vport not created");
+	set_vesw(a, 0, 2);
+	send(a);
+	set_trap_lid(a, 0x21);
+	EQ_U(vf_ema_agent_host_mac(a, 0, gmac, 0, trap, FULL), 0,
+	     "no base MAC yet: the interface's MAC is not the host's choice");
+	EQ_U(a->slot[0].uc.n + a->slot[0].vport.uc_macs_gen_count, 0,
+	     "...list empty, generation 0");
+	set_config(a, 0, VF_VPORT_DROP_ALL);	/* base MAC 06:2c:00:05:00:00 */
+	EQ_U(vf_ema_agent_host_mac(a, 0, base, 10, trap, FULL), 0,
+	     "the interface has the base MAC: no trap");
+	EQ_U(a->slot[0].vport.uc_macs_gen_count, 0, "...generation unmoved");
+	EQ_U(vf_ema_agent_host_mac(a, 0, gmac, 20, trap, FULL), FULL,
+	     "the host sets a global MAC: a trap");
+	EQ_U(vf_ema_get_trap(trap, FULL, &t), VF_EMA_OK, "notice decodes");
+	EQ_U(t.opcode, VF_EMA_TRAP_UCAST_MACS, "opcode 1");
+	start(VF_EMA_GET, VF_EMA_IFACE_UCAST_MACS, 0);
+	EQ_U(send(a), VF_EMA_OK, "Get unicast list");
+	vf_ema_get_mac_list(rp, FULL, false, &l);
+	OK(l.total == 1 && l.num == 1 && !memcmp(l.macs[0], gmac, 6) &&
+	   l.gen_count == 1, "the list is that MAC, generation 1");
+	for (unsigned i = 0; i < 5; i++)
+		EQ_U(vf_ema_agent_host_mac(a, 0, gmac, 30 + i, trap, FULL), 0,
+		     "polled again: no trap");
+	EQ_U(a->slot[0].vport.uc_macs_gen_count, 1,
+	     "...and the generation stays");
+	EQ_U(vf_ema_agent_host_mac(a, 0, base, 40, trap, FULL), FULL,
+	     "back to the base MAC: a trap");
+	start(VF_EMA_GET, VF_EMA_IFACE_UCAST_MACS, 0);
+	send(a);
+	vf_ema_get_mac_list(rp, FULL, false, &l);
+	OK(l.total == 0 && l.gen_count == 2, "the list is empty, generation 2");
+	free(a);
+}
+
 static void test_agent_malformed(void)
 {
 	struct vf_ema_agent *a = new_agent(2);
@@ -1053,6 +1099,7 @@ int main(void)
 	test_agent_lists();
 	test_agent_counters();
 	test_agent_traps();
+	test_agent_host_mac();
 	test_agent_malformed();
 	test_robustness();
 	return tap_done();
