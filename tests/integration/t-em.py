@@ -17,6 +17,9 @@ TAP is in a namespace of its own with an address in 10.0.0.0/24.
 - the state file lists both vESWs and every member with its counters;
 - ping within vESW 1 works, from vESW 1 to vESW 2 fails;
 - the host bringing its TAP up raises a link trap the EM logs;
+- the host giving its TAP a global MAC raises a unicast-MAC trap: the EM
+  fetches the list and the vESW's other member (not vESW 2's) learns
+  MAC -> LID, which a ping needs; back to the base MAC, it is forgotten;
 - SIGHUP after removing cn0003 from vESW 1: DeleteVesw for it, its ping
   stops, cn0002's MAC table drops it;
 - SIGHUP with no change: a pass with no Set;
@@ -183,6 +186,17 @@ def macs(sim, lid):
         return None
 
 
+def mac_entries(sim, lid):
+    """vfabric-em macs: {MAC: DLID} of the used entries, or None."""
+    out = sim.run_diag([EMCLI, "macs", str(lid), "--json"], node="cn0006",
+                       check=False)
+    try:
+        return {e["mac"]: e["dlid"] for e in json.loads(out)["entries"]
+                if e["mac"] != "00:00:00:00:00:00"}
+    except (ValueError, KeyError):
+        return None
+
+
 def em_pass(sim, since, what, timeout=60):
     """The EM's summary line of the first sweep pass after `since`."""
     m = sim.wait_log(r"vfabric: em: pass \d+ \((?:sweep|trap)\): (\d+) vESWs, "
@@ -302,6 +316,8 @@ def run(tap, sim, eps):
                for m in members.values()),
            "... each configured, with its counters", json.dumps(st)[:2000])
 
+    host_mac(tap, sim, osm, ep1, ep2, ep3)
+
     # SIGHUP: cn0003 leaves vESW 1
     with open(conf, "w") as fh:
         fh.write(config(["cn0002"]))
@@ -344,6 +360,60 @@ def run(tap, sim, eps):
 
     malformed(tap, sim, osm, sm_lid, ep1)
     eps.check()
+
+
+def host_mac(tap, sim, osm, ep1, ep2, ep3):
+    """The host of ep1 changes its MAC: trap opcode 1, and the EM tells
+    ep2 (same vESW) where that MAC lives."""
+    gmac = "00:16:3e:12:34:56"   # global: no LID in it (section 8)
+    since = sim.log_offset()
+    ip(ep1, "link", "set", "dev", ep1.tap, "address", gmac)
+    try:
+        sim.wait_log(rf"em: trap: LID {ep1.lid} vport 0 \(vESW 1\): the "
+                     r"host has 1 unicast MACs of its own; telling the "
+                     r"other members", since, timeout=20)
+        sim.wait_log(r"em: pass \d+ \(trap\): ", since, timeout=30)
+        trapped = True
+    except vfsim.SimError:
+        trapped = False
+    tap.ok(trapped, "ep1's host sets a global MAC: the EM handles the "
+           "unicast-MAC trap (opcode 1) and runs a pass",
+           vfsim.tail(osm.log) + vfsim.tail(ep1.log))
+    t2 = mac_entries(sim, ep2.lid)
+    tap.ok(t2 is not None and t2.get(gmac) == ep1.lid,
+           f"ep2's MAC table gains {gmac} -> ep1's LID {ep1.lid}", str(t2))
+    t3 = mac_entries(sim, ep3.lid)
+    tap.ok(t3 is not None and gmac not in t3,
+           "ep3's (vESW 2) MAC table does not", str(t3))
+    # ep2 must ARP again and then sends to the global MAC, which carries
+    # no LID: only the MAC-table entry the EM pushed can route it (with
+    # no default ports the frame would be dropped as tx_dlid_zero)
+    ip(ep2, "neigh", "flush", "all")
+    rc, out = ping(ep2, ep1.addr)
+    neigh = subprocess.run(["ip", "-n", ep2.netns, "neigh", "show",
+                            ep1.addr], capture_output=True,
+                           text=True).stdout
+    tap.ok(rc == 0 and gmac in neigh, "ping ep2 -> ep1 after flushing "
+           "ep2's ARP cache succeeds, to the new MAC", out + neigh)
+
+    since = sim.log_offset()
+    ip(ep1, "link", "set", "dev", ep1.tap, "address",
+       lmac(ep1.vesw, ep1.lid))
+    try:
+        sim.wait_log(rf"em: trap: LID {ep1.lid} vport 0 \(vESW 1\): the "
+                     r"host has 0 unicast MACs of its own", since,
+                     timeout=20)
+        sim.wait_log(r"em: pass \d+ \(trap\): ", since, timeout=30)
+        trapped = True
+    except vfsim.SimError:
+        trapped = False
+    t2 = mac_entries(sim, ep2.lid)
+    tap.ok(trapped and t2 == {lmac(ep1.vesw, ep1.lid): ep1.lid},
+           "back to the base MAC: a trap again, and ep2's table holds "
+           "ep1's base MAC only", f"{t2}\n{vfsim.tail(osm.log)}")
+    ip(ep2, "neigh", "flush", "all")
+    rc, out = ping(ep2, ep1.addr)
+    tap.ok(rc == 0, "ping ep2 -> ep1 at the base MAC again", out)
 
 
 def malformed(tap, sim, osm, sm_lid, ep1):
