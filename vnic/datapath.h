@@ -7,9 +7,9 @@
  * are reassembled per (source LID, packet id), decapsulated and checked
  * against the vport before the frame goes to the host.
  *
- * The data path reads a struct vf_vport it does not own: whoever manages
- * the vport (command line now, the EM's agent later) may change it
- * between calls.  Time comes in as an argument, so the reassembly
+ * The data path reads a struct vf_vport it does not own: the endpoint's
+ * EMA agent (vnic/ema-agent.h) stores the EM's Sets there and runs the
+ * vport state machine (oper_state), possibly between calls.  Time comes in as an argument, so the reassembly
  * timeout is testable.
  */
 #ifndef VF_DATAPATH_H
