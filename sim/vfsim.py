@@ -191,6 +191,24 @@ def tail(path, lines=30):
     return "\n".join(text[-lines:])
 
 
+def stop_process(popen, timeout=10):
+    """SIGTERM a process we started, wait up to `timeout`, then SIGKILL;
+    return its exit code."""
+    if popen.poll() is None:
+        popen.send_signal(signal.SIGTERM)
+        try:
+            popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            popen.kill()
+            popen.wait()
+    return popen.returncode
+
+
+def stop_processes(procs, timeout=10):
+    """stop_process for each of {name: Popen}, in turn: {name: rc}."""
+    return {name: stop_process(p, timeout) for name, p in procs.items()}
+
+
 class Proc:
     """A process we started: name, Popen, log path."""
 
@@ -210,14 +228,7 @@ class Proc:
 
     def stop(self, timeout=10):
         """SIGTERM, wait up to `timeout`, then SIGKILL; return exit code."""
-        if self.alive():
-            self.popen.send_signal(signal.SIGTERM)
-            try:
-                self.popen.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
-        return self.popen.returncode
+        return stop_process(self.popen, timeout)
 
 
 class OpenSM(Proc):

@@ -5,7 +5,6 @@ class (docs/ar-protocol.md) and the plugin's summary line."""
 
 import os
 import re
-import signal
 import subprocess
 
 import vfsim
@@ -98,17 +97,7 @@ class Agents:
                                      f"{vfsim.tail(self.logs[node])}")
 
     def stop(self):
-        rcs = {}
-        for node, p in self.procs.items():
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-            rcs[node] = p.returncode
-        return rcs
+        return vfsim.stop_processes(self.procs)
 
 
 def summary_after(sim, since, label):

@@ -33,20 +33,15 @@ Needs root (TAP devices, namespaces): skipped otherwise.
 import json
 import os
 import re
-import shutil
 import signal
-import subprocess
 
-import topogen
 import vfsim
 import vftest
+from vnictest import (ENDPOINT, Endpoint, ip, lmac, ping, require_root_tools,
+                      run_on_fattree)
 
-ENDPOINT = os.path.abspath(os.environ.get(
-    "VF_VNIC_ENDPOINT", os.path.join(vftest.TOP_BUILDDIR, "sim",
-                                     "vnic-endpoint")))
 EMCLI = os.path.abspath(os.environ.get(
     "VF_EM_CLI", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
-TAG = f"{os.getpid() % 100000}"
 FABRIC_ID = 3
 
 
@@ -76,89 +71,6 @@ def config(v1_members, broken=False):
 {"<Broken>" if broken else ""}
 </Common></Config>
 """
-
-
-def lmac(vesw, lid):
-    """reference/vnic-ema.md section 8, as text."""
-    w = 0x2 | FABRIC_ID << 2 | vesw << 12
-    b = [w & 0xff, w >> 8 & 0xff, w >> 16 & 0xff, lid & 0xff,
-         lid >> 8 & 0xff, 0]
-    return ":".join(f"{x:02x}" for x in b)
-
-
-class Endpoint:
-    def __init__(self, name, node, vesw, addr):
-        self.name, self.node, self.vesw, self.addr = name, node, vesw, addr
-        self.netns = f"vfe{TAG}{name}"
-        self.tap = f"vfet{TAG}{name}"
-        self.proc = self.log = None
-        self.lid = None
-
-
-class Endpoints:
-    """The managed endpoints we start (stopped by PID) and their
-    namespaces (deleted)."""
-
-    def __init__(self, sim):
-        self.sim, self.eps, self.netns = sim, [], []
-
-    def start(self, ep):
-        subprocess.run(["ip", "netns", "add", ep.netns], check=True)
-        self.netns.append(ep.netns)
-        subprocess.run(["ip", "netns", "exec", ep.netns, "sysctl", "-qw",
-                        "net.ipv6.conf.default.disable_ipv6=1"],
-                       check=True)
-        ep.log = os.path.join(self.sim.workdir, f"ep{ep.name}.log")
-        argv = [ENDPOINT, "--managed", "--tap", ep.tap, "--netns", ep.netns,
-                "--state", os.path.join(self.sim.workdir,
-                                        f"ep{ep.name}.state")]
-        with open(ep.log, "wb") as log:
-            ep.proc = subprocess.Popen(
-                argv, env=self.sim._env(ep.node), cwd=self.sim.workdir,
-                stdout=log, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, preexec_fn=vfsim._pdeathsig)
-        self.eps.append(ep)
-        m = vfsim.wait_until(
-            lambda: re.search(r"LID (\d+) managed.*: ready",
-                              vfsim.read_from(ep.log)),
-            30, f"vnic-endpoint {ep.name} at {ep.node}", self.check)
-        ep.lid = int(m.group(1))
-
-    def check(self):
-        for ep in self.eps:
-            if ep.proc.poll() is not None:
-                raise vfsim.SimError(f"vnic-endpoint {ep.name} exited (rc "
-                                     f"{ep.proc.returncode}):\n"
-                                     f"{vfsim.tail(ep.log)}")
-
-    def stop(self):
-        rcs = {}
-        for ep in self.eps:
-            p = ep.proc
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-            rcs[ep.name] = p.returncode
-        for ns in self.netns:
-            subprocess.run(["ip", "netns", "del", ns],
-                           stderr=subprocess.DEVNULL)
-        return rcs
-
-
-def ip(ep, *args):
-    subprocess.run(["ip", "-n", ep.netns] + list(args), check=True,
-                   capture_output=True)
-
-
-def ping(ep, addr, count=3, wait=2):
-    res = subprocess.run(["ip", "netns", "exec", ep.netns, "ping", "-n",
-                          "-c", str(count), "-i", "0.2", "-W", str(wait),
-                          addr], capture_output=True, text=True, timeout=60)
-    return res.returncode, res.stdout + res.stderr
 
 
 def show(sim, lids):
@@ -231,7 +143,7 @@ def check_readback(tap, sim, eps, sm_lid, label):
         entry = got.get(ep.lid, {})
         want = {"vesw_id": ep.vesw, "mtu": 9000 if ep.vesw == 2 else 1500,
                 "pkey": 0x8010 + ep.vesw,
-                "mac": lmac(ep.vesw, ep.lid), "encap_slid": ep.lid,
+                "mac": lmac(FABRIC_ID, ep.vesw, ep.lid), "encap_slid": ep.lid,
                 "port_num": ep.lid, "fabric_id": FABRIC_ID}
         bad = {k: v.get(k) for k, x in want.items() if v.get(k) != x}
         tap.ok(v and not bad, f"{label}: {ep.name} at {ep.node} (LID "
@@ -259,9 +171,10 @@ def run(tap, sim, eps):
     sim.wait_log(r"vfabric: em: bound management class 0x3b")
     tap.ok(True, "the EM bound class 0x3B on OpenSM's port at SUBNET UP")
     since = sim.log_offset()
-    ep1 = Endpoint("1", "cn0002", 1, "10.0.0.1")
-    ep2 = Endpoint("2", "cn0003", 1, "10.0.0.2")
-    ep3 = Endpoint("3", "cn0005", 2, "10.0.0.3")
+    # managed: vesw is what the EM is to set
+    ep1 = Endpoint("1", "cn0002", 1, None, "10.0.0.1", managed=True)
+    ep2 = Endpoint("2", "cn0003", 1, None, "10.0.0.2", managed=True)
+    ep3 = Endpoint("3", "cn0005", 2, None, "10.0.0.3", managed=True)
     for ep in (ep1, ep2, ep3):
         eps.start(ep)
     log = sim.log_text()
@@ -283,7 +196,6 @@ def run(tap, sim, eps):
 
     for ep in (ep1, ep2, ep3):
         ip(ep, "addr", "add", f"{ep.addr}/24", "dev", ep.tap)
-        ip(ep, "link", "set", "lo", "up")
         ip(ep, "link", "set", ep.tap, "up")
     try:
         sim.wait_log(rf"em: trap: LID {ep1.lid} vport 0 \(vESW 1\): Ethernet "
@@ -390,15 +302,13 @@ def host_mac(tap, sim, osm, ep1, ep2, ep3):
     # no default ports the frame would be dropped as tx_dlid_zero)
     ip(ep2, "neigh", "flush", "all")
     rc, out = ping(ep2, ep1.addr)
-    neigh = subprocess.run(["ip", "-n", ep2.netns, "neigh", "show",
-                            ep1.addr], capture_output=True,
-                           text=True).stdout
+    neigh = ip(ep2, "neigh", "show", ep1.addr)
     tap.ok(rc == 0 and gmac in neigh, "ping ep2 -> ep1 after flushing "
            "ep2's ARP cache succeeds, to the new MAC", out + neigh)
 
     since = sim.log_offset()
     ip(ep1, "link", "set", "dev", ep1.tap, "address",
-       lmac(ep1.vesw, ep1.lid))
+       lmac(FABRIC_ID, ep1.vesw, ep1.lid))
     try:
         sim.wait_log(rf"em: trap: LID {ep1.lid} vport 0 \(vESW 1\): the "
                      r"host has 0 unicast MACs of its own", since,
@@ -408,7 +318,8 @@ def host_mac(tap, sim, osm, ep1, ep2, ep3):
     except vfsim.SimError:
         trapped = False
     t2 = mac_entries(sim, ep2.lid)
-    tap.ok(trapped and t2 == {lmac(ep1.vesw, ep1.lid): ep1.lid},
+    base = lmac(FABRIC_ID, ep1.vesw, ep1.lid)
+    tap.ok(trapped and t2 == {base: ep1.lid},
            "back to the base MAC: a trap again, and ep2's table holds "
            "ep1's base MAC only", f"{t2}\n{vfsim.tail(osm.log)}")
     ip(ep2, "neigh", "flush", "all")
@@ -450,26 +361,12 @@ def malformed(tap, sim, osm, sm_lid, ep1):
 
 def main():
     tap = vfsim.Tap()
-    if os.geteuid() != 0:
-        tap.skip_all("needs root (TAP devices and network namespaces)")
-    if not os.path.exists("/dev/net/tun"):
-        tap.skip_all("no /dev/net/tun")
-    for tool in ("ip", "ping"):
-        if not shutil.which(tool):
-            tap.skip_all(f"no {tool} (iproute2, iputils-ping)")
+    require_root_tools(tap)
     vftest.start(tap)
     for prog in (ENDPOINT, EMCLI):
         if not os.access(prog, os.X_OK):
             tap.skip_all(f"{os.path.basename(prog)} not built ({prog})")
-    fab = topogen.fattree2(leaves=3, spines=2, hosts=2)
-    with vfsim.Sim(fab, "em", tap=tap) as sim:
-        eps = Endpoints(sim)
-        try:
-            run(tap, sim, eps)
-        finally:
-            rcs = eps.stop()
-        tap.ok(rcs and all(rc == 0 for rc in rcs.values()),
-               "every endpoint exits cleanly on SIGTERM", str(rcs))
+    run_on_fattree(tap, "em", run)
     tap.done()
 
 

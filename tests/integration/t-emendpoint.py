@@ -26,11 +26,11 @@ import json
 import os
 import subprocess
 
-import topogen
 import vfsim
 import vftest
-from vnictest import (ENDPOINT, Endpoint, Endpoints, counters, host_lids,
-                      ip, lmac, ping, require_root_tools, wait_counters)
+from vnictest import (ENDPOINT, Endpoint, counters, host_lids, ip, lmac,
+                      ping, require_root_tools, run_on_fattree,
+                      wait_counters)
 
 EM = os.path.abspath(os.environ.get(
     "VF_EM", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
@@ -329,15 +329,7 @@ def main():
         return
     require_root_tools(tap)
     vfsim.require_tools(tap)
-    fab = topogen.fattree2(leaves=3, spines=2, hosts=2)
-    with vfsim.Sim(fab, "emendpoint", tap=tap) as sim:
-        eps = Endpoints(sim)
-        try:
-            run(tap, sim, eps)
-        finally:
-            rcs = eps.stop()
-        tap.ok(rcs and all(rc == 0 for rc in rcs.values()),
-               "every endpoint exits cleanly on SIGTERM", str(rcs))
+    run_on_fattree(tap, "emendpoint", run)
     tap.done()
 
 

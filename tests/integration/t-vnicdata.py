@@ -25,10 +25,10 @@ Needs root (TAP devices, namespaces): skipped otherwise.
 import os
 import subprocess
 
-import topogen
 import vfsim
-from vnictest import (ENDPOINT, Endpoint, Endpoints, counters, host_lids,
-                      ip, lmac, ping, require_root_tools, wait_counters)
+from vnictest import (ENDPOINT, Endpoint, counters, host_lids, ip, lmac,
+                      ping, require_root_tools, run_on_fattree,
+                      wait_counters)
 
 
 def run(tap, sim, eps):
@@ -126,19 +126,14 @@ def main():
     if not os.access(ENDPOINT, os.X_OK):
         tap.skip_all(f"vnic-endpoint not built ({ENDPOINT})")
     usage_errors(tap)
-    fab = topogen.fattree2(leaves=3, spines=2, hosts=2)
-    with vfsim.Sim(fab, "vnicdata", tap=tap) as sim:
-        eps = Endpoints(sim)
-        try:
-            run(tap, sim, eps)
-        finally:
-            rcs = eps.stop()
-        tap.ok(rcs and all(rc == 0 for rc in rcs.values()),
-               "every endpoint exits cleanly on SIGTERM", str(rcs))
-        for ep in eps.eps:
-            tap.ok("tx_packets" in vfsim.read_from(ep.log),
-                   f"{ep.name} printed its counters at exit")
+    run_on_fattree(tap, "vnicdata", run, after=exit_counters)
     tap.done()
+
+
+def exit_counters(tap, eps):
+    for ep in eps.eps:
+        tap.ok("tx_packets" in vfsim.read_from(ep.log),
+               f"{ep.name} printed its counters at exit")
 
 
 if __name__ == "__main__":

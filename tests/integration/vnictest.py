@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""What the VNIC ibsim tests share (t-vnicdata.py, t-emendpoint.py):
-vnic-endpoint processes with their TAP devices in network namespaces of
-their own, started and stopped by PID; ping between namespaces; the
-endpoint's state file."""
+"""What the VNIC ibsim tests share (t-vnicdata.py, t-emendpoint.py,
+t-em.py): vnic-endpoint processes with their TAP devices in network
+namespaces of their own, started and stopped by PID; ping between
+namespaces; the endpoint's state file."""
 
 import os
 import re
 import shutil
-import signal
 import subprocess
 
+import topogen
 import vfsim
 import vftest
 
@@ -20,12 +20,14 @@ TAG = f"{os.getpid() % 100000}"
 
 
 class Endpoint:
-    """One vnic-endpoint we started, its namespace and files.  vesw None:
-    managed (the EM configures it)."""
+    """One vnic-endpoint we started, its namespace and files.  vesw None
+    or managed: the EM configures it (vesw, if given, is what the test
+    expects the EM to set) and the test gives the TAP its address."""
 
-    def __init__(self, name, node, vesw, pkey, addr):
+    def __init__(self, name, node, vesw, pkey, addr, managed=False):
         self.name, self.node, self.vesw, self.pkey = name, node, vesw, pkey
         self.addr = addr
+        self.managed = managed or vesw is None
         self.netns = f"vfv{TAG}{name}"
         self.tap = f"vft{TAG}{name}"
         self.proc = self.log = self.state = None
@@ -52,7 +54,7 @@ class Endpoints:
         env = self.sim._env(ep.node)
         argv = [ENDPOINT, "--tap", ep.tap, "--netns", ep.netns, "--state",
                 ep.state]
-        if ep.vesw is None:
+        if ep.managed:
             argv += ["--managed"]
         else:
             argv += ["--vesw", str(ep.vesw), "--pkey", hex(ep.pkey)]
@@ -69,7 +71,7 @@ class Endpoints:
                               vfsim.read_from(ep.log)),
             30, f"vnic-endpoint {ep.name} at {ep.node}", self.check)
         ep.lid, ep.mac = int(m.group(1)), m.group(2)
-        if ep.vesw is not None:
+        if not ep.managed:
             ip(ep, "addr", "add", f"{ep.addr}/24", "dev", ep.tap)
         ip(ep, "link", "set", "lo", "up")
 
@@ -81,17 +83,7 @@ class Endpoints:
                                      f"{vfsim.tail(ep.log)}")
 
     def stop(self):
-        rcs = {}
-        for ep in self.eps:
-            p = ep.proc
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait()
-            rcs[ep.name] = p.returncode
+        rcs = vfsim.stop_processes({ep.name: ep.proc for ep in self.eps})
         for ns in self.netns:
             subprocess.run(["ip", "netns", "del", ns],
                            stderr=subprocess.DEVNULL)
@@ -162,3 +154,22 @@ def require_root_tools(tap):
     for tool in ("ip", "ping"):
         if not shutil.which(tool):
             tap.skip_all(f"no {tool} (iproute2, iputils-ping)")
+
+
+def run_on_fattree(tap, name, run, after=None):
+    """A test's ibsim part on the fat tree of the VNIC tests (3 leaves, 2
+    spines, 2 hosts a leaf): run(tap, sim, eps), every endpoint stopped
+    (by PID) and checked to exit cleanly even on failure, then
+    after(tap, eps) while the work dir (the endpoints' logs) is still
+    there."""
+    fab = topogen.fattree2(leaves=3, spines=2, hosts=2)
+    with vfsim.Sim(fab, name, tap=tap) as sim:
+        eps = Endpoints(sim)
+        try:
+            run(tap, sim, eps)
+        finally:
+            rcs = eps.stop()
+        tap.ok(rcs and all(rc == 0 for rc in rcs.values()),
+               "every endpoint exits cleanly on SIGTERM", str(rcs))
+        if after:
+            after(tap, eps)
