@@ -120,6 +120,43 @@ int cmd_probe(struct em *e, const struct em_opts *o)
 	return worst;
 }
 
+/* A MAC entry of all zeros is unused. */
+static bool mac_used(const struct vf_vport_mac *m)
+{
+	return m->mac[0] | m->mac[1] | m->mac[2] | m->mac[3] | m->mac[4] |
+	       m->mac[5];
+}
+
+/*
+ * The MAC table's page from entry off into s and m: EM_EXIT_OK, or
+ * EM_EXIT_TRANSPORT / EM_EXIT_STATUS with the answer's status in *status.
+ */
+static int get_mac_page(struct em *e, unsigned lid, unsigned vp,
+			unsigned off, struct vf_ema_mac_slice *s,
+			struct vf_vport_mac m[VF_EMA_MACS_PER_MAD],
+			uint16_t *status)
+{
+	uint8_t mad[VF_EMA_MAD_SIZE];
+	struct em_reply r;
+
+	*s = (struct vf_ema_mac_slice){
+		.offset = (uint16_t)off,
+		.num = (uint16_t)(VF_VPORT_MAC_TABLE - off <
+				  VF_EMA_MACS_PER_MAD ?
+				  VF_VPORT_MAC_TABLE - off :
+				  VF_EMA_MACS_PER_MAD) };
+	em_request(e, mad, VF_EMA_GET, VF_EMA_MAC_ENTRIES,
+		   vf_ema_amod(vp, 0));
+	vf_ema_put_mac_entries(mad, s, NULL);
+	if (em_call(e, lid, mad, &r, false))
+		return EM_EXIT_TRANSPORT;
+	*status = r.h.status;
+	if (r.h.status ||
+	    vf_ema_get_mac_entries(r.mad, r.len, s, m) != VF_EMA_OK)
+		return EM_EXIT_STATUS;
+	return EM_EXIT_OK;
+}
+
 /* Entries in use and digest, paging through the table. */
 static int count_macs(struct em *e, unsigned lid, unsigned vp,
 		      unsigned *entries, uint32_t *digest)
@@ -128,27 +165,15 @@ static int count_macs(struct em *e, unsigned lid, unsigned vp,
 	for (unsigned off = 0; off < VF_VPORT_MAC_TABLE;
 	     off += VF_EMA_MACS_PER_MAD) {
 		struct vf_vport_mac m[VF_EMA_MACS_PER_MAD];
-		struct vf_ema_mac_slice s = {
-			.offset = (uint16_t)off,
-			.num = (uint16_t)(VF_VPORT_MAC_TABLE - off <
-					  VF_EMA_MACS_PER_MAD ?
-					  VF_VPORT_MAC_TABLE - off :
-					  VF_EMA_MACS_PER_MAD) };
-		uint8_t mad[VF_EMA_MAD_SIZE];
-		struct em_reply r;
+		struct vf_ema_mac_slice s;
+		uint16_t status;
+		int rc = get_mac_page(e, lid, vp, off, &s, m, &status);
 
-		em_request(e, mad, VF_EMA_GET, VF_EMA_MAC_ENTRIES,
-			   vf_ema_amod(vp, 0));
-		vf_ema_put_mac_entries(mad, &s, NULL);
-		if (em_call(e, lid, mad, &r, false))
-			return EM_EXIT_TRANSPORT;
-		if (r.h.status ||
-		    vf_ema_get_mac_entries(r.mad, r.len, &s, m) != VF_EMA_OK)
-			return EM_EXIT_STATUS;
+		if (rc)
+			return rc;
 		*digest = s.digest;
 		for (unsigned i = 0; i < s.num; i++)
-			if (m[i].mac[0] | m[i].mac[1] | m[i].mac[2] |
-			    m[i].mac[3] | m[i].mac[4] | m[i].mac[5])
+			if (mac_used(&m[i]))
 				++*entries;
 	}
 	return EM_EXIT_OK;
@@ -362,33 +387,20 @@ int cmd_macs(struct em *e, const struct em_opts *o)
 	for (unsigned off = 0; off < VF_VPORT_MAC_TABLE;
 	     off += VF_EMA_MACS_PER_MAD) {
 		struct vf_vport_mac m[VF_EMA_MACS_PER_MAD];
-		struct vf_ema_mac_slice s = {
-			.offset = (uint16_t)off,
-			.num = (uint16_t)(VF_VPORT_MAC_TABLE - off <
-					  VF_EMA_MACS_PER_MAD ?
-					  VF_VPORT_MAC_TABLE - off :
-					  VF_EMA_MACS_PER_MAD) };
-		uint8_t mad[VF_EMA_MAD_SIZE];
-		struct em_reply r;
+		struct vf_ema_mac_slice s;
+		uint16_t status = 0;
+		int rc = get_mac_page(e, lid, vp, off, &s, m, &status);
 
-		em_request(e, mad, VF_EMA_GET, VF_EMA_MAC_ENTRIES,
-			   vf_ema_amod(vp, 0));
-		vf_ema_put_mac_entries(mad, &s, NULL);
-		if (em_call(e, lid, mad, &r, false))
-			return EM_EXIT_TRANSPORT;
-		if (r.h.status ||
-		    vf_ema_get_mac_entries(r.mad, r.len, &s, m) != VF_EMA_OK) {
+		if (rc == EM_EXIT_STATUS)
 			fprintf(stderr, "vfabric-em: LID %u: MAC entries: status 0x%04x %s\n",
-				lid, r.h.status,
-				vf_ema_status_name(r.h.status));
-			return EM_EXIT_STATUS;
-		}
+				lid, status, vf_ema_status_name(status));
+		if (rc)
+			return rc;
 		digest = s.digest;
 		for (unsigned i = 0; i < s.num; i++) {
 			char mac[18], mask[18];
 
-			if (!(m[i].mac[0] | m[i].mac[1] | m[i].mac[2] |
-			      m[i].mac[3] | m[i].mac[4] | m[i].mac[5]))
+			if (!mac_used(&m[i]))
 				continue;
 			em_mac_str(m[i].mac, mac);
 			em_mac_str(m[i].mask, mask);
