@@ -11,9 +11,12 @@
  *      passes);
  *   B. Set ClassPortInfo where the trap LID is not the SM's; Get both
  *      parts of VeswPortInfo of every member vport; DeleteVesw on the
- *      vports configured before and no longer wanted;
+ *      vports configured before and no longer wanted; fetch the host's
+ *      unicast MACs where their generation count moved unseen (a lost
+ *      trap) or is not known (an SM restart);
  *   C. Set part 0 and part 1 (DROP_ALL) of new or changed vESWs;
- *   D. Set the MAC table where its digest differs;
+ *   D. Set the MAC table where its digest differs, clearing up to where
+ *      it reached before (read back when the EM has no record of it);
  *   E. Set part 1 FORWARDING where anything differed;
  *   F. Get the summary counters, write the state file, log one line.
  * Nothing is Set where the endpoint already holds what the policy wants.
@@ -272,8 +275,8 @@ static void probe_result(struct vf_em_state *e, struct em_ep *ep,
 }
 
 /* Steps of the requests, to read their answers. */
-enum { S_CPI, S_SET_CPI, S_P0, S_P1, S_DEL, S_SET_P0, S_SET_P1, S_MAC,
-       S_FWD, S_CTR };
+enum { S_CPI, S_SET_CPI, S_P0, S_P1, S_DEL, S_SET_P0, S_SET_P1, S_SCAN,
+       S_MAC, S_FWD, S_CTR };
 
 struct pass {
 	struct em_req *r;
@@ -391,12 +394,113 @@ static void batch_probe(struct vf_em_state *e, struct pass *ps,
 	}
 }
 
+static int fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v);
+
+/*
+ * B': the host lists whose generation moved since the EM last fetched
+ * them (their trap was lost: traps are rate-limited and never retried)
+ * or that it has no record of (an SM restart) are fetched as a trap
+ * would have them fetched.  True when one changed: the MAC tables
+ * decided next carry it.
+ */
+static bool poll_host_macs(struct vf_em_state *e)
+{
+	const struct vf_em_plan *pl = &e->plan;
+	bool moved = false;
+
+	for (unsigned m = 0; m < pl->num_members; m++) {
+		const struct vf_em_member *mb = &pl->members[m];
+		const struct em_member_st *st = &e->st[m];
+		struct em_ep *ep = &e->eps[st->ep];
+		struct em_vp *vp = &ep->vp[mb->vport];
+
+		/* a vport about to be (re)created is polled next pass */
+		if (st->state != EM_ST_PENDING ||
+		    !same_vesw(&st->have_vesw, &mb->want.vesw) ||
+		    (vp->uc_known && vp->uc_gen == st->uc_gen))
+			continue;
+		if (fetch_ucast(e, ep, mb->vport) <= 0)
+			continue;
+		vf_log(VF_LOG_INFO,
+		       "em: LID %u vport %u (vESW %u): unicast MAC generation %u, no trap seen for it: the host has %u unicast MACs of its own; telling the other members",
+		       ep->lid, mb->vport, mb->want.vesw.vesw_id, vp->uc_gen,
+		       vp->num_uc);
+		moved = true;
+	}
+	return moved;
+}
+
+/*
+ * D': how far the MAC tables reach that must be rewritten and the EM has
+ * no record of (an SM restart): read slice by slice past what it will
+ * write (vf_em_scan_page), all such tables a slice per batch, so that
+ * the stale entries there are cleared.  reach[m] gets the end.
+ */
+static void scan_tables(struct vf_em_state *e, struct pass *ps,
+			unsigned *reach, uint64_t end)
+{
+	const struct vf_em_plan *pl = &e->plan;
+	unsigned *next = calloc(pl->num_members + 1, sizeof(*next));
+
+	if (!next)
+		return;
+	for (unsigned m = 0; m < pl->num_members; m++) {
+		const struct em_member_st *st = &e->st[m];
+
+		next[m] = st->state == EM_ST_PENDING && st->macs &&
+			  !e->eps[st->ep].vp[pl->members[m].vport].mac_known ?
+			  vf_em_scan_start(st->num_macs) : VF_VPORT_MAC_TABLE;
+	}
+	for (;;) {
+		ps->n = 0;
+		for (unsigned m = 0; m < pl->num_members; m++) {
+			const struct em_member_st *st = &e->st[m];
+			unsigned v = pl->members[m].vport, left;
+			struct vf_ema_mac_slice h = { .offset = 0 };
+			struct em_req *r;
+
+			if (next[m] >= VF_VPORT_MAC_TABLE)
+				continue;
+			left = VF_VPORT_MAC_TABLE - next[m];
+			h.offset = (uint16_t)next[m];
+			h.num = (uint16_t)(left < VF_EMA_MACS_PER_MAD ? left :
+					   VF_EMA_MACS_PER_MAD);
+			r = add(ps);
+			req_init(r, e->eps[st->ep].lid, st->ep, v, S_SCAN,
+				 VF_EMA_GET, VF_EMA_MAC_ENTRIES,
+				 vf_ema_amod(v, 0));
+			r->member = m;
+			vf_ema_put_mac_entries(r->mad, &h, NULL);
+		}
+		if (!ps->n || (uint64_t)vf_now_ms() >= end)
+			break;
+		run(e, ps, end);
+		for (unsigned k = 0; k < ps->n; k++) {
+			struct em_req *r = &ps->r[k];
+			struct vf_vport_mac ent[VF_EMA_MACS_PER_MAD];
+			struct vf_ema_mac_slice h;
+			unsigned m = r->member, at = next[m];
+
+			/* unreadable: the Set that follows says more */
+			next[m] = VF_VPORT_MAC_TABLE;
+			if (em_answered(r) &&
+			    !vf_ema_get_mac_entries(r->resp, r->resp_len, &h,
+						    ent) &&
+			    h.offset == at &&
+			    vf_em_scan_page(at, ent, h.num, &reach[m]))
+				next[m] = at + h.num;
+		}
+	}
+	free(next);
+}
+
 static void pass_members(struct vf_em_state *e, struct pass *ps,
 			 uint16_t sm_lid, uint64_t end)
 {
 	const struct vf_em_plan *pl = &e->plan;
 	struct vf_em_macs *learned = learned_of(e);
 	struct vf_vport_mac *tbl = calloc(EM_MAX_TABLE, sizeof(*tbl));
+	unsigned *reach = NULL;
 	uint8_t sm_sl = e->p->osm->subn.opt.sm_sl;
 
 	if (!learned || !tbl)
@@ -493,10 +597,16 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 			st->oper_state = e->scratch->oper_state;
 			st->link = e->scratch->eth_link_status;
 			st->digest = e->scratch->mac_tbl_digest;
-			ep->vp[r->vport].uc_gen =
-				e->scratch->uc_macs_gen_count;
+			st->uc_gen = e->scratch->uc_macs_gen_count;
 			break;
 		}
+	}
+
+	if (poll_host_macs(e)) {
+		free(learned);
+		learned = learned_of(e);
+		if (!learned)
+			goto out;
 	}
 
 	/* decide; C: parts 0 and 1 (DROP_ALL) of new or changed vESWs */
@@ -545,20 +655,30 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 		else
 			e->eps[ps->r[k].ep].vp[ps->r[k].vport].ours = true;
 
-	/* D: MAC tables, in slices */
+	/* D: MAC tables, in slices, the stale end cleared */
+	reach = calloc(pl->num_members + 1, sizeof(*reach));
+	if (!reach)
+		goto out;
+	scan_tables(e, ps, reach, end);
 	ps->n = 0;
 	for (unsigned m = 0; m < pl->num_members; m++) {
 		const struct vf_em_member *mb = &pl->members[m];
 		struct em_member_st *st = &e->st[m];
 		struct em_ep *ep = &e->eps[st->ep];
-		unsigned n, upto;
+		unsigned n, upto, had;
 
 		if (st->state != EM_ST_PENDING || !st->macs)
 			continue;
 		n = vf_em_mac_table(pl, m, learned, tbl, EM_MAX_TABLE,
 				    &st->want_digest);
-		upto = n > ep->vp[mb->vport].mac_n ? n :
-		       ep->vp[mb->vport].mac_n;
+		had = ep->vp[mb->vport].mac_known ? ep->vp[mb->vport].mac_n :
+		      reach[m];
+		if (!ep->vp[mb->vport].mac_known && reach[m] > n)
+			vf_log(VF_LOG_INFO,
+			       "em: LID %u vport %u (vESW %u): its MAC table reaches index %u, the EM has no record of it: cleared past the %u entries wanted",
+			       ep->lid, mb->vport, mb->want.vesw.vesw_id,
+			       reach[m] - 1, n);
+		upto = n > had ? n : had;
 		for (unsigned off = 0; off < upto || off == 0;
 		     off += VF_EMA_MACS_PER_MAD) {
 			struct vf_vport_mac slice[VF_EMA_MACS_PER_MAD];
@@ -586,9 +706,13 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 		if (!em_answered(&ps->r[k]))
 			e->st[ps->r[k].member].state = EM_ST_FAILED;
 	for (unsigned m = 0; m < pl->num_members; m++)
-		if (e->st[m].state == EM_ST_PENDING && e->st[m].macs)
-			e->eps[e->st[m].ep].vp[pl->members[m].vport].mac_n =
-				e->st[m].num_macs;
+		if (e->st[m].state == EM_ST_PENDING && e->st[m].macs) {
+			struct em_vp *vp =
+				&e->eps[e->st[m].ep].vp[pl->members[m].vport];
+
+			vp->mac_n = e->st[m].num_macs;
+			vp->mac_known = true;
+		}
 
 	/* E: part 1 FORWARDING */
 	ps->n = 0;
@@ -667,14 +791,19 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 						 &st->ctr);
 	}
 out:
+	free(reach);
 	free(tbl);
 	free(learned);
 }
 
 /* --- traps --- */
 
-/* The host's unicast list of ep's vport v, page by page; true if it moved. */
-static bool fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v)
+/*
+ * The host's unicast list of ep's vport v, page by page, and the
+ * generation it was read at: 1 if it differs from the one kept, 0 if
+ * not, -1 when it could not be read (the one kept stays).
+ */
+static int fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v)
 {
 	struct em_vp *vp = &ep->vp[v];
 	uint8_t macs[VF_EMA_MAX_HOST_MACS][6];
@@ -692,7 +821,7 @@ static bool fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v)
 		if (!em_answered(&r) ||
 		    vf_ema_get_mac_list(r.resp, r.resp_len, false, &l) ||
 		    l.start_idx != got)
-			return false;
+			return -1;
 		if (gen >= 0 && (l.gen_count != gen || l.total != total)) {
 			got = 0;	/* the list moved under us: again */
 			gen = -1;
@@ -709,10 +838,12 @@ static bool fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v)
 
 			memcpy(vp->uc, macs, got * 6);
 			vp->num_uc = got;
+			vp->uc_gen = (uint16_t)gen;
+			vp->uc_known = true;
 			return moved;
 		}
 	}
-	return false;
+	return -1;
 }
 
 static const char *state_name(unsigned s)
@@ -740,7 +871,7 @@ static bool handle_trap(struct vf_em_state *e, const struct em_trap_ev *ev)
 	}
 	switch (ev->t.opcode) {
 	case VF_EMA_TRAP_UCAST_MACS:
-		if (!fetch_ucast(e, ep, v))
+		if (fetch_ucast(e, ep, v) <= 0)
 			return false;
 		vf_log(VF_LOG_INFO,
 		       "em: trap: LID %u vport %u (vESW %u): the host has %u unicast MACs of its own; telling the other members",

@@ -81,8 +81,12 @@ void em_mad_fini(struct em_mad *m);
 struct em_vp {
 	bool ours;			/* the EM configured it */
 	uint16_t vesw_id;
+	bool mac_known;			/* mac_n is how far the table reaches:
+					 * the EM wrote or read it (false after
+					 * an SM restart) */
 	unsigned mac_n;			/* MAC entries the EM wrote */
-	uint16_t uc_gen;		/* uc_macs_gen_count, last read */
+	bool uc_known;			/* uc[] was fetched at generation uc_gen */
+	uint16_t uc_gen;		/* uc_macs_gen_count the EM acted on */
 	unsigned num_uc;		/* the host's own unicast MACs */
 	uint8_t uc[VF_EMA_MAX_HOST_MACS][6];
 };
@@ -116,6 +120,7 @@ struct em_member_st {
 	bool have_vport_ok;		/* part 1 fields as wanted */
 	bool p0, p1, macs;		/* what was set */
 	uint8_t config_state, oper_state, link;
+	uint16_t uc_gen;		/* uc_macs_gen_count read this pass */
 	uint32_t digest, want_digest;
 	unsigned num_macs;
 	bool ctr_ok;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vnic/datapath.h"
+#include "vnic/ema.h"
 #include "vnic/empolicy.h"
 
 static int vf_index(const struct vf_config *c, const char *name)
@@ -224,6 +225,29 @@ unsigned vf_em_mac_table(const struct vf_em_plan *p, unsigned i,
 	}
 	*digest = digest_of(out, n);
 	return n;
+}
+
+unsigned vf_em_scan_start(unsigned n)
+{
+	const unsigned page = VF_EMA_MACS_PER_MAD;
+
+	/* the first slice is written even for an empty table */
+	return n ? (n + page - 1) / page * page : page;
+}
+
+bool vf_em_scan_page(unsigned offset, const struct vf_vport_mac *e,
+		     unsigned num, unsigned *end)
+{
+	static const uint8_t none[6];
+	bool used = false;
+
+	for (unsigned i = 0; i < num; i++)
+		if (memcmp(e[i].mac, none, 6)) {
+			used = true;
+			if (offset + i + 1 > *end)
+				*end = offset + i + 1;
+		}
+	return used && offset + num < VF_VPORT_MAC_TABLE;
 }
 
 int vf_em_find(const struct vf_em_plan *p, uint64_t guid, unsigned vport)

@@ -21,6 +21,7 @@
 #ifndef VF_EMPOLICY_H
 #define VF_EMPOLICY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "partition/config.h"
@@ -90,6 +91,20 @@ unsigned vf_em_mac_table(const struct vf_em_plan *p, unsigned i,
 			 const struct vf_em_macs *learned,
 			 struct vf_vport_mac *out, unsigned cap,
 			 uint32_t *digest);
+
+/*
+ * Reading back a MAC table the EM has no record of (after an SM restart
+ * it does not know how far the entries it wrote before reach): the EM
+ * writes whole slices of VF_EMA_MACS_PER_MAD from index 0, so the first
+ * slice worth reading when it writes n entries starts at
+ * vf_em_scan_start(n).  For the slice e[0..num) read at offset,
+ * vf_em_scan_page() raises *end past its last used entry and says
+ * whether to read the next one: not after a slice with no entry (the
+ * EM's tables have no holes) nor past the table's end.
+ */
+unsigned vf_em_scan_start(unsigned n);
+bool vf_em_scan_page(unsigned offset, const struct vf_vport_mac *e,
+		     unsigned num, unsigned *end);
 
 /* The member with that GUID and vport index, or -1. */
 int vf_em_find(const struct vf_em_plan *p, uint64_t guid, unsigned vport);

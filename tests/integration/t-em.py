@@ -20,13 +20,21 @@ TAP is in a namespace of its own with an address in 10.0.0.0/24.
 - the host giving its TAP a global MAC raises a unicast-MAC trap: the EM
   fetches the list and the vESW's other member (not vESW 2's) learns
   MAC -> LID, which a ping needs; back to the base MAC, it is forgotten;
+- the same with the trap lost (the endpoint's trap LID pointed at a port
+  with no EM just before, so it bounces): the EM's next pass sees the
+  unicast generation count moved, fetches the list, and the peer learns
+  the MAC all the same;
 - SIGHUP after removing cn0003 from vESW 1: DeleteVesw for it, its ping
   stops, cn0002's MAC table drops it;
 - SIGHUP with no change: a pass with no Set;
 - a broken file on SIGHUP: the error is logged, the last good config
   kept, no Set;
 - malformed EMA MADs sent to the SM's port (`vfabric-em raw`): OpenSM
-  survives, ignores them (logged) and the EM keeps working.
+  survives, ignores them (logged) and the EM keeps working;
+- OpenSM restarted with cn0003 out of vESW 1 while cn0002's MAC table
+  holds an entry for it past the first slice (as a larger vESW's table
+  would): the new EM, with no record of the table, reads how far it
+  reaches and clears it all.
 Needs root (TAP devices, namespaces): skipped otherwise.
 """
 
@@ -37,8 +45,8 @@ import signal
 
 import vfsim
 import vftest
-from vnictest import (ENDPOINT, Endpoint, ip, lmac, ping, require_root_tools,
-                      run_on_fattree)
+from vnictest import (ENDPOINT, Endpoint, counters, host_lids, ip, lmac, ping,
+                      require_root_tools, run_on_fattree, wait_counters)
 
 EMCLI = os.path.abspath(os.environ.get(
     "VF_EM_CLI", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
@@ -229,6 +237,7 @@ def run(tap, sim, eps):
            "... each configured, with its counters", json.dumps(st)[:2000])
 
     host_mac(tap, sim, osm, ep1, ep2, ep3)
+    lost_trap(tap, sim, osm, sm_lid, ep1, ep2)
 
     # SIGHUP: cn0003 leaves vESW 1
     with open(conf, "w") as fh:
@@ -271,6 +280,7 @@ def run(tap, sim, eps):
     tap.ok(rc != 0, "... (cn0003 stays out of vESW 1)", out)
 
     malformed(tap, sim, osm, sm_lid, ep1)
+    restart(tap, sim, conf, ep1, ep2)
     eps.check()
 
 
@@ -325,6 +335,117 @@ def host_mac(tap, sim, osm, ep1, ep2, ep3):
     ip(ep2, "neigh", "flush", "all")
     rc, out = ping(ep2, ep1.addr)
     tap.ok(rc == 0, "ping ep2 -> ep1 at the base MAC again", out)
+
+
+def lost_trap(tap, sim, osm, sm_lid, ep1, ep2):
+    """ep1's host changes its MAC while its trap LID points at cn0004 (a
+    CA with no EM: ibsim bounces the trap): only the EM's poll of the
+    unicast generation count can tell ep2 where the MAC lives."""
+    nowhere = host_lids(sim)["cn0004"]
+    bounced = False
+    # a pass (every 5 s) puts the trap LID back: should one come between
+    # the Set and the endpoint's next look at its TAP (200 ms), the trap
+    # gets through; then again with another MAC
+    for attempt in range(3):
+        gmac = f"00:16:3e:65:43:2{attempt}"
+        since = sim.log_offset()
+        before = counters(ep1).get("ema_traps_bounced", 0)
+        sim.run_diag([EMCLI, "set", str(ep1.lid), "--trap-lid",
+                      str(nowhere)], node="cn0006")
+        ip(ep1, "link", "set", "dev", ep1.tap, "address", gmac)
+        got = wait_counters(
+            ep1, lambda c: c.get("ema_traps_bounced", 0) > before)
+        if got.get("ema_traps_bounced", 0) > before:
+            bounced = True
+            break
+    tap.ok(bounced, f"ep1's trap for its new MAC {gmac} bounces (trap LID "
+           f"{nowhere}: cn0004, no EM there)", vfsim.tail(ep1.log))
+    try:
+        sim.wait_log(rf"em: LID {ep1.lid} vport 0 \(vESW 1\): unicast MAC "
+                     r"generation \d+, no trap seen for it: the host has 1 "
+                     r"unicast MACs of its own", since, timeout=20)
+        polled = True
+    except vfsim.SimError:
+        polled = False
+    tap.ok(polled, "the EM's next pass sees the generation count moved "
+           "and fetches the host's list", vfsim.tail(osm.log))
+    try:
+        vfsim.wait_until(lambda: (mac_entries(sim, ep2.lid) or {}).get(
+            gmac) == ep1.lid, 20, f"{gmac} in ep2's MAC table")
+    except vfsim.SimError:
+        pass
+    t2 = mac_entries(sim, ep2.lid)
+    tap.ok(t2 is not None and t2.get(gmac) == ep1.lid,
+           f"ep2's MAC table gains {gmac} -> ep1's LID {ep1.lid} with no "
+           "trap", str(t2))
+    tap.ok(not re.search(rf"em: trap: LID {ep1.lid} vport 0 \(vESW 1\): "
+                         r"the host has", sim.log_text(since)),
+           "... the EM handled no unicast-MAC trap from ep1 meanwhile",
+           vfsim.tail(osm.log))
+    ip(ep2, "neigh", "flush", "all")
+    rc, out = ping(ep2, ep1.addr)
+    neigh = ip(ep2, "neigh", "show", ep1.addr)
+    tap.ok(rc == 0 and gmac in neigh, "ping ep2 -> ep1 after flushing "
+           "ep2's ARP cache succeeds, to the new MAC", out + neigh)
+    entry = show(sim, [ep1.lid]).get(ep1.lid, {})
+    tap.ok(entry.get("trap_lid") == sm_lid, "the pass put ep1's trap LID "
+           "back to the SM's", str(entry))
+
+    # back to the base MAC, by trap
+    since = sim.log_offset()
+    base = lmac(FABRIC_ID, ep1.vesw, ep1.lid)
+    ip(ep1, "link", "set", "dev", ep1.tap, "address", base)
+    try:
+        sim.wait_log(rf"em: trap: LID {ep1.lid} vport 0 \(vESW 1\): the "
+                     r"host has 0 unicast MACs of its own", since,
+                     timeout=20)
+        sim.wait_log(r"em: pass \d+ \(trap\): ", since, timeout=30)
+    except vfsim.SimError:
+        pass
+    t2 = mac_entries(sim, ep2.lid)
+    tap.ok(t2 == {base: ep1.lid}, "back to the base MAC (trap): ep2's "
+           "table holds ep1's base MAC only", str(t2))
+
+
+def restart(tap, sim, conf, ep1, ep2):
+    """OpenSM restarted with cn0003 (ep2) out of vESW 1: ep1's table must
+    end up empty, even where it reached past the first slice."""
+    with open(conf, "w") as fh:
+        fh.write(config(["cn0002", "cn0003"]))
+    since = sim.log_offset()
+    os.kill(sim.osms[-1].pid, signal.SIGHUP)
+    em_pass(sim, since, "cn0003 back in vESW 1")
+    digest = vport0(show(sim, [ep1.lid]).get(ep1.lid, {})).get(
+        "mac_tbl_digest")
+    # as a larger vESW's table would reach: an entry at index 12, past
+    # the slice of 11 the EM always rewrites; the digest kept, so the
+    # running EM leaves it be
+    sim.run_diag([EMCLI, "macset", str(ep1.lid), "--offset", "12",
+                  "--digest", str(digest), str(ep2.lid)], node="cn0006")
+    t1 = macs(sim, ep1.lid)
+    tap.ok(t1 == [ep2.lid, ep2.lid], "before the restart ep1's table holds "
+           "ep2 at index 0 and index 12", str(t1))
+
+    sim.stop_opensm()
+    # the same name: the same cache (guid2lid, LIDs kept); the old log
+    # must go, or its lines would be taken for the new one's
+    os.remove(sim.osms[-1].log)
+    with open(conf, "w") as fh:
+        fh.write(config(["cn0002"]))
+    sim.start_opensm(name="opensm1", conf_lines=vftest.plugin_conf(
+        engine="shortestpath", options=f"log_level=info config={conf}"),
+        plugin_dir=vftest.PLUGIN_DIR)
+    sim.wait_subnet_up()
+    em_pass(sim, 0, "after the restart")
+    t1 = macs(sim, ep1.lid)
+    tap.ok(t1 == [], "OpenSM restarted with ep2 out of vESW 1: ep1's MAC "
+           "table holds no entry (none for ep2, index 12 included)",
+           str(t1))
+    tap.ok(re.search(rf"em: LID {ep1.lid} vport 0 \(vESW 1\): its MAC "
+                     r"table reaches index 12, the EM has no record of it",
+                     sim.log_text()),
+           "the EM read how far ep1's table reached and said so",
+           vfsim.tail(sim.osms[-1].log))
 
 
 def malformed(tap, sim, osm, sm_lid, ep1):

@@ -14,6 +14,7 @@
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
 #include "vnic/datapath.h"
+#include "vnic/ema.h"
 #include "vnic/empolicy.h"
 #include "fabrics.h"
 #include "tap.h"
@@ -304,10 +305,49 @@ static void test_policy(void)
 	vf_fabric_destroy(f);
 }
 
+/*
+ * Reading back a table the EM has no record of: from the first slice it
+ * does not write, slice by slice while they hold entries.
+ */
+static void test_scan(void)
+{
+	struct vf_vport_mac page[VF_EMA_MACS_PER_MAD];
+	unsigned end = 0;
+
+	EQ_U(vf_em_scan_start(0), 11, "empty: slice 0 is written anyway");
+	EQ_U(vf_em_scan_start(1), 11, "1 entry: from index 11");
+	EQ_U(vf_em_scan_start(11), 11, "11 entries: from index 11");
+	EQ_U(vf_em_scan_start(12), 22, "12 entries: from index 22");
+
+	memset(page, 0, sizeof(page));
+	page[3].mac[5] = 1;
+	OK(vf_em_scan_page(11, page, 11, &end),
+	   "a slice with an entry: read the next one");
+	EQ_U(end, 15, "  ... the table reaches past index 14");
+	page[3].mac[5] = 0;
+	page[0].mac[0] = 0x02;
+	OK(vf_em_scan_page(22, page, 11, &end), "the next one has index 22");
+	EQ_U(end, 23, "  ... the end moves to 23");
+	memset(page, 0, sizeof(page));
+	OK(!vf_em_scan_page(33, page, 11, &end),
+	   "an all-empty slice ends the scan");
+	EQ_U(end, 23, "  ... and leaves the end");
+	page[10].mac[2] = 7;
+	OK(!vf_em_scan_page(2046, page, 2, &end),
+	   "the table's last slice ends it, used or not");
+	page[1].mac[2] = 7;
+	OK(!vf_em_scan_page(2046, page, 2, &end) && end == 2048,
+	   "  ... its last index counted");
+	end = 0;
+	OK(!vf_em_scan_page(11, page, 0, &end) && end == 0,
+	   "an answer with no entries ends it");
+}
+
 int main(void)
 {
 	test_parse();
 	test_errors();
 	test_policy();
+	test_scan();
 	return tap_done();
 }
