@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mad.h"
 #include "vnic/datapath.h"
 
 #define ETH_HLEN 14
@@ -11,29 +12,6 @@
 #define ETH_P_IPV6 0x86DD
 #define IPPROTO_TCP_ 6
 #define IPPROTO_UDP_ 17
-
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	put_be16(p, (uint16_t)(v >> 16));
-	put_be16(p + 2, (uint16_t)v);
-}
 
 void vf_dp_init(struct vf_dp *dp, const struct vf_vport *vp)
 {
@@ -62,12 +40,12 @@ void vf_dp_lmac(uint16_t fabric_id, uint16_t vesw_id, uint32_t lid,
 static uint16_t ether_type(const uint8_t *f, size_t len, size_t *l3,
 			   bool *vlan)
 {
-	uint16_t type = be16(f + 12);
+	uint16_t type = vf_get16(f + 12);
 
 	*vlan = type == ETH_P_8021Q && len >= VF_DP_VLAN_HLEN;
 	if (*vlan) {
 		*l3 = VF_DP_VLAN_HLEN;
-		return be16(f + 16);
+		return vf_get16(f + 16);
 	}
 	*l3 = ETH_HLEN;
 	return type;
@@ -80,7 +58,7 @@ static int ip_proto(const uint8_t *f, size_t len, uint16_t type, size_t l3,
 	if (type == ETH_P_IPV4 && len >= l3 + 20) {
 		*l4 = l3 + (size_t)(f[l3] & 0xf) * 4;
 		/* a later fragment has no L4 header */
-		if (be16(f + l3 + 6) & 0x1fff)
+		if (vf_get16(f + l3 + 6) & 0x1fff)
 			*l4 = len;
 		return f[l3 + 9];
 	}
@@ -262,8 +240,8 @@ static void mad_header(uint8_t *mad, uint32_t id, unsigned idx)
 	mad[2] = VF_DP_CLASS_VERSION;
 	mad[3] = VF_DP_METHOD_SEND;
 	/* TID: only the low 32 bits are ours under umad2sim */
-	put_be32(mad + 12, id << 8 | idx);
-	put_be16(mad + 16, VF_DP_ATTR);
+	vf_put32(mad + 12, id << 8 | idx);
+	vf_put16(mad + 16, VF_DP_ATTR);
 	mad[37] = VF_DP_OUI >> 16;
 	mad[38] = VF_DP_OUI >> 8 & 0xff;
 	mad[39] = VF_DP_OUI & 0xff;
@@ -283,10 +261,10 @@ static void segment(struct vf_dp *dp, uint32_t dlid, const uint8_t *pkt,
 		uint8_t *s = mad + VF_DP_MAD_HDR;
 
 		mad_header(mad, id, i);
-		put_be32(s, id);
+		vf_put32(s, id);
 		s[4] = (uint8_t)i;
 		s[5] = (uint8_t)count;
-		put_be16(s + 6, (uint16_t)n);
+		vf_put16(s + 6, (uint16_t)n);
 		memcpy(s + VF_DP_SEG_HDR, pkt + off, seg);
 		emit(arg, dlid, mad, VF_DP_MAD_HDR + VF_DP_SEG_HDR + seg);
 		dp->c.tx_mads++;
@@ -501,10 +479,10 @@ size_t vf_dp_rx(struct vf_dp *dp, uint32_t slid, const uint8_t *mad,
 		c->rx_bad_mad++;
 		return 0;
 	}
-	id = be32(s);
+	id = vf_get32(s);
 	idx = s[4];
 	count = s[5];
-	total = be16(s + 6);
+	total = vf_get16(s + 6);
 	if (!count || idx >= count || !total || total > VF_16B_MAX_LEN ||
 	    (total + VF_DP_SEG_DATA - 1) / VF_DP_SEG_DATA != count) {
 		c->rx_bad_mad++;

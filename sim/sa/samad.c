@@ -10,40 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mad.h"
 #include "sim/sa/samad.h"
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, v >> 32);
-	put32(p + 4, v);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)get16(p) << 16 | get16(p + 2);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	return (uint64_t)get32(p) << 32 | get32(p + 4);
-}
 
 /* Selector in the top two bits, value in the low six. */
 static uint8_t selval(uint8_t sel, uint8_t val)
@@ -55,37 +23,37 @@ void vf_sa_hdr_encode(uint8_t *mad, const struct vf_sa_hdr *h)
 {
 	mad[2] = h->class_version;
 	mad[3] = h->method;
-	put16(mad + 4, h->status);
-	put64(mad + 8, h->tid);
-	put16(mad + 16, h->attr_id);
-	put32(mad + 20, h->attr_mod);
+	vf_put16(mad + 4, h->status);
+	vf_put64(mad + 8, h->tid);
+	vf_put16(mad + 16, h->attr_id);
+	vf_put32(mad + 20, h->attr_mod);
 	mad[24] = h->rmpp_version;
 	mad[25] = h->rmpp_type;
 	mad[26] = h->rmpp_flags;
 	mad[27] = h->rmpp_status;
-	put32(mad + 28, h->rmpp_seg);
-	put32(mad + 32, h->rmpp_paylen);
+	vf_put32(mad + 28, h->rmpp_seg);
+	vf_put32(mad + 32, h->rmpp_paylen);
 	/* 36..43 SM_Key: 0, as a client without the key must send */
-	put16(mad + 44, h->attr_offset);
-	put64(mad + 48, h->comp_mask);
+	vf_put16(mad + 44, h->attr_offset);
+	vf_put64(mad + 48, h->comp_mask);
 }
 
 void vf_sa_hdr_decode(const uint8_t *mad, struct vf_sa_hdr *h)
 {
 	h->class_version = mad[2];
 	h->method = mad[3];
-	h->status = get16(mad + 4);
-	h->tid = get64(mad + 8);
-	h->attr_id = get16(mad + 16);
-	h->attr_mod = get32(mad + 20);
+	h->status = vf_get16(mad + 4);
+	h->tid = vf_get64(mad + 8);
+	h->attr_id = vf_get16(mad + 16);
+	h->attr_mod = vf_get32(mad + 20);
 	h->rmpp_version = mad[24];
 	h->rmpp_type = mad[25];
 	h->rmpp_flags = mad[26];
 	h->rmpp_status = mad[27];
-	h->rmpp_seg = get32(mad + 28);
-	h->rmpp_paylen = get32(mad + 32);
-	h->attr_offset = get16(mad + 44);
-	h->comp_mask = get64(mad + 48);
+	h->rmpp_seg = vf_get32(mad + 28);
+	h->rmpp_paylen = vf_get32(mad + 32);
+	h->attr_offset = vf_get16(mad + 44);
+	h->comp_mask = vf_get64(mad + 48);
 }
 
 void vf_sa_request(uint8_t *mad, const struct vf_sa_hdr *h)
@@ -99,18 +67,18 @@ void vf_sa_request(uint8_t *mad, const struct vf_sa_hdr *h)
 void vf_pr_encode(uint8_t *rec, const struct vf_path_rec *pr)
 {
 	memset(rec, 0, VF_PR_SIZE);
-	put64(rec, pr->service_id);
+	vf_put64(rec, pr->service_id);
 	memcpy(rec + 8, pr->dgid, 16);
 	memcpy(rec + 24, pr->sgid, 16);
-	put16(rec + 40, pr->dlid);
-	put16(rec + 42, pr->slid);
+	vf_put16(rec + 40, pr->dlid);
+	vf_put16(rec + 42, pr->slid);
 	/* RawTraffic 1, reserved 3, FlowLabel 20, HopLimit 8 */
-	put32(rec + 44, (uint32_t)pr->raw_traffic << 31 |
+	vf_put32(rec + 44, (uint32_t)pr->raw_traffic << 31 |
 	      (pr->flow_label & 0xfffff) << 8 | pr->hop_limit);
 	rec[48] = pr->tclass;
 	rec[49] = (uint8_t)(pr->reversible << 7 | (pr->numb_path & 0x7f));
-	put16(rec + 50, pr->pkey);
-	put16(rec + 52, (uint16_t)((pr->qos_class & 0xfff) << 4 |
+	vf_put16(rec + 50, pr->pkey);
+	vf_put16(rec + 52, (uint16_t)((pr->qos_class & 0xfff) << 4 |
 				   (pr->sl & 0xf)));
 	rec[54] = selval(pr->mtu_sel, pr->mtu);
 	rec[55] = selval(pr->rate_sel, pr->rate);
@@ -122,12 +90,12 @@ void vf_mpr_encode(uint8_t *rec, const struct vf_path_rec *pr,
 		   const uint8_t (*gids)[16], unsigned nsgid, unsigned ndgid)
 {
 	memset(rec, 0, VF_MPR_FIXED + 16 * (size_t)(nsgid + ndgid));
-	put32(rec, (uint32_t)pr->raw_traffic << 31 |
+	vf_put32(rec, (uint32_t)pr->raw_traffic << 31 |
 	      (pr->flow_label & 0xfffff) << 8 | pr->hop_limit);
 	rec[4] = pr->tclass;
 	rec[5] = (uint8_t)(pr->reversible << 7 | (pr->numb_path & 0x7f));
-	put16(rec + 6, pr->pkey);
-	put16(rec + 8, (uint16_t)((pr->qos_class & 0xfff) << 4 |
+	vf_put16(rec + 6, pr->pkey);
+	vf_put16(rec + 8, (uint16_t)((pr->qos_class & 0xfff) << 4 |
 				  (pr->sl & 0xf)));
 	rec[10] = selval(pr->mtu_sel, pr->mtu);
 	rec[11] = selval(pr->rate_sel, pr->rate);
@@ -142,22 +110,22 @@ void vf_mpr_encode(uint8_t *rec, const struct vf_path_rec *pr,
 
 void vf_pr_decode(const uint8_t *rec, struct vf_path_rec *pr)
 {
-	uint32_t hfr = get32(rec + 44);
-	uint16_t qs = get16(rec + 52);
+	uint32_t hfr = vf_get32(rec + 44);
+	uint16_t qs = vf_get16(rec + 52);
 
 	memset(pr, 0, sizeof(*pr));
-	pr->service_id = get64(rec);
+	pr->service_id = vf_get64(rec);
 	memcpy(pr->dgid, rec + 8, 16);
 	memcpy(pr->sgid, rec + 24, 16);
-	pr->dlid = get16(rec + 40);
-	pr->slid = get16(rec + 42);
+	pr->dlid = vf_get16(rec + 40);
+	pr->slid = vf_get16(rec + 42);
 	pr->raw_traffic = hfr >> 31;
 	pr->flow_label = (hfr >> 8) & 0xfffff;
 	pr->hop_limit = hfr & 0xff;
 	pr->tclass = rec[48];
 	pr->reversible = rec[49] >> 7;
 	pr->numb_path = rec[49] & 0x7f;
-	pr->pkey = get16(rec + 50);
+	pr->pkey = vf_get16(rec + 50);
 	pr->qos_class = qs >> 4;
 	pr->sl = qs & 0xf;
 	pr->mtu_sel = rec[54] >> 6;
@@ -174,15 +142,15 @@ void vf_mcr_encode(uint8_t *rec, const struct vf_mcmember_rec *mr)
 	memset(rec, 0, VF_MCR_SIZE);
 	memcpy(rec, mr->mgid, 16);
 	memcpy(rec + 16, mr->port_gid, 16);
-	put32(rec + 32, mr->qkey);
-	put16(rec + 36, mr->mlid);
+	vf_put32(rec + 32, mr->qkey);
+	vf_put16(rec + 36, mr->mlid);
 	rec[38] = selval(mr->mtu_sel, mr->mtu);
 	rec[39] = mr->tclass;
-	put16(rec + 40, mr->pkey);
+	vf_put16(rec + 40, mr->pkey);
 	rec[42] = selval(mr->rate_sel, mr->rate);
 	rec[43] = selval(mr->life_sel, mr->life);
 	/* SL 4, FlowLabel 20, HopLimit 8 */
-	put32(rec + 44, (uint32_t)(mr->sl & 0xf) << 28 |
+	vf_put32(rec + 44, (uint32_t)(mr->sl & 0xf) << 28 |
 	      (mr->flow_label & 0xfffff) << 8 | mr->hop_limit);
 	rec[48] = (uint8_t)((mr->scope & 0xf) << 4 | (mr->join_state & 0xf));
 	rec[49] = (uint8_t)(mr->proxy_join << 7);
@@ -190,17 +158,17 @@ void vf_mcr_encode(uint8_t *rec, const struct vf_mcmember_rec *mr)
 
 void vf_mcr_decode(const uint8_t *rec, struct vf_mcmember_rec *mr)
 {
-	uint32_t sfh = get32(rec + 44);
+	uint32_t sfh = vf_get32(rec + 44);
 
 	memset(mr, 0, sizeof(*mr));
 	memcpy(mr->mgid, rec, 16);
 	memcpy(mr->port_gid, rec + 16, 16);
-	mr->qkey = get32(rec + 32);
-	mr->mlid = get16(rec + 36);
+	mr->qkey = vf_get32(rec + 32);
+	mr->mlid = vf_get16(rec + 36);
 	mr->mtu_sel = rec[38] >> 6;
 	mr->mtu = rec[38] & 0x3f;
 	mr->tclass = rec[39];
-	mr->pkey = get16(rec + 40);
+	mr->pkey = vf_get16(rec + 40);
 	mr->rate_sel = rec[42] >> 6;
 	mr->rate = rec[42] & 0x3f;
 	mr->life_sel = rec[43] >> 6;
@@ -324,8 +292,8 @@ int vf_parse_gid(const char *s, uint8_t gid[16])
 	guid = strtoull(s, &end, 16);
 	if (*end || !guid)
 		return -1;
-	put64(gid, 0xfe80000000000000ull);
-	put64(gid + 8, guid);
+	vf_put64(gid, 0xfe80000000000000ull);
+	vf_put64(gid + 8, guid);
 	return 0;
 }
 
