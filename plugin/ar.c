@@ -8,9 +8,10 @@
  * the new LFTs acknowledged by every switch (on the first sweep a probe
  * sent at UCAST_ROUTING_DONE finds no route).
  *
- * A pass is four batches of asynchronous MADs (at most AR_WINDOW in
- * flight, matched to their answers by TID, each retried AR_RETRIES times
- * after AR_TIMEOUT_MS, the whole pass bounded by AR_BUDGET_MS):
+ * A pass is four batches of asynchronous MADs (plugin/madbatch.c: at
+ * most AR_WINDOW in flight, matched to their answers by TID, each retried
+ * AR_RETRIES times after AR_TIMEOUT_MS, the whole pass bounded by
+ * AR_BUDGET_MS):
  *   1. Get ARInfo from every switch not known to lack AR: the probe of a
  *      new switch, the generation and state of a known one;
  *   2. Set ARControl pause=1 (next generation) where anything changed;
@@ -27,16 +28,14 @@
  * is taken in without a probe of every such switch on every pass.
  */
 #include <opensm/osm_config.h>
-#include <opensm/osm_mad_pool.h>
 #include <opensm/osm_opensm.h>
-#include <vendor/osm_vendor_api.h>
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin/madbatch.h"
 #include "plugin/plugin.h"
 #include "routing/ar.h"
 #include "routing/arproto.h"
@@ -47,6 +46,9 @@
 #define AR_RETRIES 2
 #define AR_BUDGET_MS 5000	/* one pass, all batches */
 #define AR_TID_BASE 0xA5000000u	/* low 32 bits: clear of OpenSM's own */
+
+_Static_assert(VF_ARP_MAD_SIZE == MB_MAD_SIZE && VF_ARP_USED <= MB_USED,
+	       "AR MADs fit plugin/madbatch.h's requests");
 
 enum ar_cap { CAP_UNKNOWN, CAP_YES, CAP_NO };
 
@@ -77,28 +79,8 @@ struct ar_sw {
 	uint32_t next_gen;
 };
 
-enum req_state { REQ_QUEUED, REQ_SENT, REQ_DONE, REQ_FAILED };
-
-struct ar_req {
-	struct ar_sw *sw;
-	uint8_t mad[VF_ARP_MAD_SIZE];
-	uint8_t resp[VF_ARP_USED];
-	uint32_t tid;
-	uint64_t deadline;
-	unsigned tries;
-	enum req_state state;
-	uint16_t status;
-	bool no_agent;			/* bounced: nobody at the node */
-};
-
 struct vf_ar_state {
-	osm_bind_handle_t bind;
-	bool bind_failed;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct ar_req *batch;		/* in flight, under lock */
-	unsigned batch_len;
-	uint32_t next_tid;
+	struct madbatch mb;
 	struct ar_sw **sws;
 	unsigned num_sws;
 	/* this pass, for the summary */
@@ -169,185 +151,22 @@ static int reset_shadow(struct ar_sw *s)
 	return 0;
 }
 
-/* --- MADs: the vendor callbacks run in OpenSM's umad receiver thread --- */
-
-static struct ar_req *match(struct vf_ar_state *a, uint32_t tid)
-{
-	for (unsigned i = 0; a->batch && i < a->batch_len; i++)
-		if (a->batch[i].tid == tid && a->batch[i].state == REQ_SENT)
-			return &a->batch[i];
-	return NULL;
-}
-
-static uint32_t tid_of(const osm_madw_t *w)
-{
-	return (uint32_t)cl_ntoh64(osm_madw_get_mad_ptr(w)->trans_id);
-}
-
-static void recv_cb(osm_madw_t *w, void *ctx, osm_madw_t *req_w)
-{
-	struct vf_plugin *p = ctx;
-	struct vf_ar_state *a = p->ar;
-	struct ar_req *r;
-	size_t len = w->mad_size < VF_ARP_USED ? w->mad_size : VF_ARP_USED;
-
-	pthread_mutex_lock(&a->lock);
-	r = match(a, tid_of(w));
-	if (r) {
-		memset(r->resp, 0, sizeof(r->resp));
-		memcpy(r->resp, osm_madw_get_mad_ptr(w), len);
-		r->status = cl_ntoh16(osm_madw_get_mad_ptr(w)->status);
-		r->state = REQ_DONE;
-		pthread_cond_broadcast(&a->cond);
-	}
-	pthread_mutex_unlock(&a->lock);
-	if (req_w)
-		osm_mad_pool_put(&p->osm->mad_pool, req_w);
-	osm_mad_pool_put(&p->osm->mad_pool, w);
-}
-
-/* A send that failed, or (under ibsim) bounced: nobody handles the class. */
-static void err_cb(void *ctx, osm_madw_t *w)
-{
-	struct vf_plugin *p = ctx;
-	struct vf_ar_state *a = p->ar;
-	struct ar_req *r;
-
-	pthread_mutex_lock(&a->lock);
-	r = match(a, tid_of(w));
-	if (r && w->status != IB_CANCELED) {
-		r->state = REQ_FAILED;
-		r->no_agent = w->status == IB_TIMEOUT;
-		pthread_cond_broadcast(&a->cond);
-	}
-	pthread_mutex_unlock(&a->lock);
-	osm_mad_pool_put(&p->osm->mad_pool, w);
-}
-
+/* Bind the class once; 0, or -1 (logged the first time). */
 static int bind_class(struct vf_plugin *p)
 {
-	struct vf_ar_state *a = p->ar;
-	osm_bind_info_t bi = {
-		.port_guid = p->osm->subn.sm_port_guid,
-		.mad_class = VF_ARP_CLASS,
-		.class_version = VF_ARP_CLASS_VERSION,
-		.send_q_size = AR_WINDOW, .recv_q_size = AR_WINDOW,
-		.timeout = AR_TIMEOUT_MS, .retries = 1,
-	};
-
-	if (a->bind)
+	switch (mb_bind(&p->ar->mb)) {
+	case MB_BOUND_NOW:
+	case MB_BOUND:
 		return 0;
-	if (a->bind_failed)
-		return -1;
-	a->bind = osm_vendor_bind(p->osm->p_vendor, &bi, &p->osm->mad_pool,
-				  recv_cb, err_cb, p);
-	if (a->bind == OSM_BIND_INVALID_HANDLE)
-		a->bind = NULL;
-	if (!a->bind) {
-		a->bind_failed = true;
+	case MB_BIND_FAILED_NOW:
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF1101: adaptive routing: cannot bind management class 0x%02x on port 0x%016" PRIx64 "; AR is not programmed",
-		       VF_ARP_CLASS, cl_ntoh64(bi.port_guid));
+		       VF_ARP_CLASS, cl_ntoh64(p->osm->subn.sm_port_guid));
 		return -1;
+	case MB_BIND_FAILED:
+		break;
 	}
-	return 0;
-}
-
-/* Send r (a new TID each try).  Called without a->lock. */
-static void send_req(struct vf_plugin *p, struct ar_req *r)
-{
-	struct vf_ar_state *a = p->ar;
-	osm_mad_addr_t addr;
-	osm_madw_t *w;
-
-	memset(&addr, 0, sizeof(addr));
-	addr.dest_lid = cl_hton16(r->sw->lid);
-	addr.addr_type.gsi.remote_qp = CL_HTON32(1);
-	addr.addr_type.gsi.remote_qkey = IB_QP1_WELL_KNOWN_Q_KEY;
-	w = osm_mad_pool_get(&p->osm->mad_pool, a->bind, MAD_BLOCK_SIZE, &addr);
-	if (!w) {
-		pthread_mutex_lock(&a->lock);
-		r->state = REQ_FAILED;
-		pthread_mutex_unlock(&a->lock);
-		return;
-	}
-	memcpy(osm_madw_get_mad_ptr(w), r->mad, VF_ARP_MAD_SIZE);
-	osm_madw_get_mad_ptr(w)->trans_id = cl_hton64((uint64_t)r->tid);
-	/* on failure the vendor calls err_cb, which marks r */
-	osm_vendor_send(a->bind, w, TRUE);
-}
-
-/*
- * Send every request of r[0..n) and wait for their answers, at most
- * AR_WINDOW in flight; stop waiting at `end` (ms).  Unanswered ones end
- * REQ_FAILED.
- */
-static void run_batch(struct vf_plugin *p, struct ar_req *r, unsigned n,
-		      uint64_t end)
-{
-	struct vf_ar_state *a = p->ar;
-	struct ar_req *out[AR_WINDOW];
-	unsigned next = 0;
-
-	pthread_mutex_lock(&a->lock);
-	a->batch = r;
-	a->batch_len = n;
-	for (;;) {
-		uint64_t now = ms_now(), wake = end;
-		unsigned inflight = 0, nout = 0, open = 0;
-		struct timespec ts;
-
-		for (unsigned i = 0; i < next; i++) {
-			if (r[i].state != REQ_SENT)
-				continue;
-			if (r[i].deadline <= now) {
-				if (r[i].tries > AR_RETRIES || now >= end) {
-					r[i].state = REQ_FAILED;
-					continue;
-				}
-				/* a late answer to the old TID is ignored */
-				r[i].tid = AR_TID_BASE | (a->next_tid++ & 0xffffff);
-				r[i].tries++;
-				r[i].deadline = now + AR_TIMEOUT_MS;
-				out[nout++] = &r[i];
-			}
-			inflight++;
-		}
-		while (next < n && inflight < AR_WINDOW && now < end) {
-			r[next].tid = AR_TID_BASE | (a->next_tid++ & 0xffffff);
-			r[next].tries = 1;
-			r[next].deadline = now + AR_TIMEOUT_MS;
-			r[next].state = REQ_SENT;
-			if (nout < AR_WINDOW)
-				out[nout++] = &r[next];
-			next++;
-			inflight++;
-		}
-		for (unsigned i = 0; i < n; i++) {
-			if (r[i].state == REQ_SENT || (i >= next && now < end))
-				open++;
-			if (r[i].state == REQ_SENT && r[i].deadline < wake)
-				wake = r[i].deadline;
-		}
-		if (!open)
-			break;
-		if (nout) {
-			pthread_mutex_unlock(&a->lock);
-			for (unsigned i = 0; i < nout; i++)
-				send_req(p, out[i]);
-			pthread_mutex_lock(&a->lock);
-			continue;
-		}
-		ts.tv_sec = (time_t)(wake / 1000);
-		ts.tv_nsec = (long)(wake % 1000) * 1000000;
-		pthread_cond_timedwait(&a->cond, &a->lock, &ts);
-	}
-	for (unsigned i = 0; i < n; i++)
-		if (r[i].state != REQ_DONE)
-			r[i].state = REQ_FAILED;
-	a->batch = NULL;
-	a->batch_len = 0;
-	pthread_mutex_unlock(&a->lock);
+	return -1;
 }
 
 /* --- the pass --- */
@@ -379,26 +198,28 @@ static void effective_config(const struct vf_plugin *p, struct vf_ar_config *c)
 	c->fine_grained = c->fine_grained && c->enable;
 }
 
-static void req_init(struct ar_req *r, struct ar_sw *s, uint8_t method,
+static void req_init(struct mb_req *r, struct ar_sw *s, uint8_t method,
 		     uint16_t attr, uint32_t amod, uint32_t gen)
 {
 	memset(r, 0, sizeof(*r));
-	r->sw = s;
+	r->lid = s->lid;
+	r->owner = s;
 	vf_arp_init(r->mad, method, 0, attr, amod, gen);
 }
 
-static bool answered(const struct ar_req *r)
+/* The switch a request is for. */
+static struct ar_sw *sw_of(const struct mb_req *r)
 {
-	return r->state == REQ_DONE && !r->status;
+	return r->owner;
 }
 
-static void log_incapable(struct ar_sw *s, const struct ar_req *r)
+static void log_incapable(struct ar_sw *s, const struct mb_req *r)
 {
 	char an[8];
 
 	s->cap = CAP_NO;
 	s->reprobe_gap = s->reprobe_in = 1;
-	if (r->state == REQ_DONE)
+	if (r->state == MB_DONE)
 		vf_log(VF_LOG_INFO,
 		       "adaptive routing: switch 0x%016" PRIx64 " (LID %u) answers %s with status 0x%04x (%s): no AR, it keeps its static routes",
 		       s->guid, s->lid, vf_arp_attr_name(VF_ARP_INFO, an),
@@ -407,7 +228,7 @@ static void log_incapable(struct ar_sw *s, const struct ar_req *r)
 		vf_log(VF_LOG_INFO,
 		       "adaptive routing: switch 0x%016" PRIx64 " (LID %u) does not answer the AR probe (%s): no AR, it keeps its static routes",
 		       s->guid, s->lid,
-		       r->no_agent ? "nobody handles the class there" :
+		       r->bounced ? "nobody handles the class there" :
 		       "no answer after retries");
 }
 
@@ -423,18 +244,18 @@ static void back_off(struct ar_sw *s)
 static void probe(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 		  uint64_t end)
 {
-	struct ar_req *r = calloc(n + 1, sizeof(*r));
+	struct mb_req *r = calloc(n + 1, sizeof(*r));
 
 	if (!r)
 		return;
 	for (unsigned i = 0; i < n; i++)
 		req_init(&r[i], list[i], VF_ARP_GET, VF_ARP_INFO, 0, 0);
-	run_batch(p, r, n, end);
+	mb_run(&p->ar->mb, r, n, end);
 	for (unsigned i = 0; i < n; i++) {
 		struct ar_sw *s = list[i];
 		struct vf_arp_info info;
 
-		if (!answered(&r[i])) {
+		if (!mb_answered(&r[i])) {
 			if (s->cap == CAP_UNKNOWN) {
 				log_incapable(s, &r[i]);
 			} else if (s->cap == CAP_NO) {
@@ -523,7 +344,7 @@ static uint8_t lid_value(const struct vf_ar_tables *ar,
  * notifications to these LIDs.
  */
 static unsigned diff_neighbors(struct ar_sw *s, const struct vf_fabric *f,
-			       struct ar_req *r)
+			       struct mb_req *r)
 {
 	uint16_t want[VF_ARP_NEIGHBOR_BLOCKS * VF_ARP_NEIGHBORS_PER_BLOCK];
 	unsigned n = 0, blocks;
@@ -551,7 +372,7 @@ static unsigned diff_neighbors(struct ar_sw *s, const struct vf_fabric *f,
  */
 static unsigned diff_blocks(struct ar_sw *s, const struct vf_fabric *f,
 			    const struct vf_ar_tables *ar,
-			    const struct vf_ar_switch *t, struct ar_req *r)
+			    const struct vf_ar_switch *t, struct mb_req *r)
 {
 	unsigned n = diff_neighbors(s, f, r), gblocks, lblocks;
 	uint32_t lid_top = s->next.lid_top;
@@ -594,7 +415,7 @@ static unsigned diff_blocks(struct ar_sw *s, const struct vf_fabric *f,
 }
 
 /* A block s acknowledged: the shadow learns it. */
-static void learn_block(struct ar_sw *s, const struct ar_req *r)
+static void learn_block(struct ar_sw *s, const struct mb_req *r)
 {
 	struct vf_arp_hdr h;
 
@@ -627,7 +448,7 @@ static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 		    const struct vf_ar_tables *ar, uint64_t end)
 {
 	struct vf_ar_state *a = p->ar;
-	struct ar_req *ctl = calloc(n + 1, sizeof(*ctl)), *blk = NULL;
+	struct mb_req *ctl = calloc(n + 1, sizeof(*ctl)), *blk = NULL;
 	struct ar_sw **todo = calloc(n + 1, sizeof(*todo));
 	size_t room = 0, nblk = 0;
 	unsigned nt = 0;
@@ -677,53 +498,53 @@ static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 			s->next.pause = false;
 		}
 		/* 2: pause */
-		run_batch(p, ctl, nc, end);
+		mb_run(&a->mb, ctl, nc, end);
 		for (unsigned i = 0; i < nc; i++)
-			if (!answered(&ctl[i]))
-				ctl[i].sw->failed = true;
+			if (!mb_answered(&ctl[i]))
+				sw_of(&ctl[i])->failed = true;
 		/* 3: the blocks of the switches that paused */
 		for (size_t i = 0; i < nblk; i++)
-			if (blk[i].sw->failed)
-				blk[i].state = REQ_FAILED;
+			if (sw_of(&blk[i])->failed)
+				blk[i].state = MB_FAILED;
 		{
 			/* send only the live ones: compact them first */
 			size_t live = 0;
 
 			for (size_t i = 0; i < nblk; i++)
-				if (blk[i].state != REQ_FAILED)
+				if (blk[i].state != MB_FAILED)
 					blk[live++] = blk[i];
 			nblk = live;
 		}
-		run_batch(p, blk, (unsigned)nblk, end);
+		mb_run(&a->mb, blk, (unsigned)nblk, end);
 		for (size_t i = 0; i < nblk; i++) {
-			if (!answered(&blk[i])) {
-				blk[i].sw->failed = true;
+			if (!mb_answered(&blk[i])) {
+				sw_of(&blk[i])->failed = true;
 				continue;
 			}
-			learn_block(blk[i].sw, &blk[i]);
+			learn_block(sw_of(&blk[i]), &blk[i]);
 			a->blocks++;
 		}
 		/* 4: resume with the new top */
 		for (unsigned i = 0; i < nc; i++) {
-			struct ar_sw *s = ctl[i].sw;
+			struct ar_sw *s = sw_of(&ctl[i]);
 
 			req_init(&ctl[i], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
 				 s->next_gen);
 			vf_arp_put_control(ctl[i].mad, &s->next);
 			if (s->failed)
-				ctl[i].state = REQ_FAILED;
+				ctl[i].state = MB_FAILED;
 		}
 		{
 			unsigned live = 0;
 
 			for (unsigned i = 0; i < nc; i++)
-				if (ctl[i].state != REQ_FAILED)
+				if (ctl[i].state != MB_FAILED)
 					ctl[live++] = ctl[i];
-			run_batch(p, ctl, live, end);
+			mb_run(&a->mb, ctl, live, end);
 			for (unsigned i = 0; i < live; i++) {
-				struct ar_sw *s = ctl[i].sw;
+				struct ar_sw *s = sw_of(&ctl[i]);
 
-				if (!answered(&ctl[i])) {
+				if (!mb_answered(&ctl[i])) {
 					s->failed = true;
 					continue;
 				}
@@ -749,7 +570,7 @@ out:
 static void disable_all(struct vf_plugin *p, uint64_t end)
 {
 	struct vf_ar_state *a = p->ar;
-	struct ar_req *r = calloc(a->num_sws + 1, sizeof(*r));
+	struct mb_req *r = calloc(a->num_sws + 1, sizeof(*r));
 	unsigned n = 0, done = 0;
 
 	if (!r)
@@ -768,13 +589,13 @@ static void disable_all(struct vf_plugin *p, uint64_t end)
 	}
 	if (!n || bind_class(p))
 		goto out;
-	run_batch(p, r, n, end);
+	mb_run(&a->mb, r, n, end);
 	for (unsigned i = 0; i < n; i++) {
-		if (answered(&r[i])) {
-			r[i].sw->ctl.enable = false;
+		if (mb_answered(&r[i])) {
+			sw_of(&r[i])->ctl.enable = false;
 			done++;
 		} else {
-			r[i].sw->known = false;
+			sw_of(&r[i])->known = false;
 		}
 	}
 	vf_log(VF_LOG_INFO,
@@ -873,15 +694,16 @@ out:
 int vf_ar_create(struct vf_plugin *p)
 {
 	struct vf_ar_state *a = calloc(1, sizeof(*a));
-	pthread_condattr_t ca;
 
 	if (!a)
 		return -ENOMEM;
-	pthread_mutex_init(&a->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&a->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	mb_init(&a->mb, p, &(struct mb_params){
+		.mgmt_class = VF_ARP_CLASS,
+		.class_version = VF_ARP_CLASS_VERSION,
+		.window = AR_WINDOW, .timeout_ms = AR_TIMEOUT_MS,
+		.retries = AR_RETRIES, .tid_base = AR_TID_BASE,
+		.used = VF_ARP_USED,
+	});
 	p->ar = a;
 	return 0;
 }
@@ -892,16 +714,12 @@ void vf_ar_destroy(struct vf_plugin *p)
 
 	if (!a)
 		return;
-	/* late answers then go to the vendor's dummy callbacks */
-	if (a->bind)
-		osm_vendor_unbind(a->bind);
+	mb_fini(&a->mb);
 	for (unsigned i = 0; i < a->num_sws; i++) {
 		free_shadow(a->sws[i]);
 		free(a->sws[i]);
 	}
 	free(a->sws);
-	pthread_cond_destroy(&a->cond);
-	pthread_mutex_destroy(&a->lock);
 	free(a);
 	p->ar = NULL;
 }

@@ -35,8 +35,17 @@
 #include <string.h>
 
 #include "plugin/em.h"
+#include "plugin/madbatch.h"
 #include "plugin/plugin.h"
 #include "routing/log.h"
+
+#define EM_WINDOW 16		/* requests in flight */
+#define EM_TIMEOUT_MS 1100	/* the endpoints' response time, 1.07 s */
+#define EM_RETRIES 1
+#define EM_TID_BASE 0xE3000000u	/* low 32 bits: clear of OpenSM's own */
+
+_Static_assert(VF_EMA_MAD_SIZE == MB_MAD_SIZE && VF_EMA_USED <= MB_USED,
+	       "EM MADs fit plugin/madbatch.h's requests");
 
 #define EM_BUDGET_MS 20000	/* one pass, all batches */
 #define EM_RECHECK_MS 5000	/* idle: a quiet pass (absent ports, counters) */
@@ -53,7 +62,7 @@ struct em_trap_ev {
 
 struct vf_em_state {
 	struct vf_plugin *p;
-	struct em_mad mad;
+	struct madbatch mad;
 	pthread_t thread;
 	bool running, stop;
 	pthread_mutex_t lock;		/* the hand-offs below */
@@ -97,7 +106,7 @@ static struct em_ep *ep_by_lid(struct vf_em_state *e, uint16_t lid)
 	return NULL;
 }
 
-static struct em_req *req_init(struct em_req *r, uint16_t lid, unsigned ep,
+static struct mb_req *req_init(struct mb_req *r, uint16_t lid, unsigned ep,
 			       unsigned vport, int step, uint8_t method,
 			       uint16_t attr, uint32_t amod)
 {
@@ -140,7 +149,8 @@ static void unsolicited(void *ctx, const uint8_t *mad, size_t len,
 	if (h.method == VF_EMA_GET || h.method == VF_EMA_SET) {
 		/* the EM is no agent: say so, as an agent would */
 		log_bad(e, slid, "a request to the EM", VF_EMA_BAD_ATTR);
-		em_mad_reject(&e->mad, mad, len, slid, VF_EMA_BAD_ATTR);
+		mb_reject(&e->mad, mad, len, VF_EMA_DATA, slid,
+			  VF_EMA_BAD_ATTR);
 		return;
 	}
 	if (h.method != VF_EMA_TRAP || h.attr_id != VF_EMA_NOTICE) {
@@ -236,12 +246,12 @@ static bool probe_due(struct em_ep *ep)
 }
 
 static void probe_result(struct vf_em_state *e, struct em_ep *ep,
-			 const struct em_req *r, uint16_t sm_lid, bool *set_cpi)
+			 const struct mb_req *r, uint16_t sm_lid, bool *set_cpi)
 {
 	struct vf_ema_cpi c;
 
 	*set_cpi = false;
-	if (!em_answered(r) ||
+	if (!mb_answered(r) ||
 	    vf_ema_get_cpi(r->resp, r->resp_len, &c) ||
 	    c.base_version != VF_EMA_BASE_VERSION ||
 	    c.class_version != VF_EMA_CLASS_VERSION || !(c.cap_mask & 1)) {
@@ -252,7 +262,7 @@ static void probe_result(struct vf_em_state *e, struct em_ep *ep,
 			vf_log(VF_LOG_INFO,
 			       "em: port 0x%016" PRIx64 " (LID %u): no VNIC endpoint (%s); probed again later",
 			       ep->guid, ep->lid,
-			       r->state == EM_REQ_DONE ? "it answers with an error" :
+			       r->state == MB_DONE ? "it answers with an error" :
 			       r->bounced ? "nobody handles the class there" :
 			       "no answer");
 		ep->absent_logged = true;
@@ -279,19 +289,19 @@ enum { S_CPI, S_SET_CPI, S_P0, S_P1, S_DEL, S_SET_P0, S_SET_P1, S_SCAN,
        S_MAC, S_FWD, S_CTR };
 
 struct pass {
-	struct em_req *r;
+	struct mb_req *r;
 	unsigned n, cap;
 	unsigned mads, sets, configured, unchanged, absent, failed, deleted;
 };
 
-static struct em_req *add(struct pass *ps)
+static struct mb_req *add(struct pass *ps)
 {
 	/* out of memory: the request is built here and never sent */
-	static __thread struct em_req sink;
+	static __thread struct mb_req sink;
 
 	if (ps->n == ps->cap) {
 		unsigned cap = ps->cap ? 2 * ps->cap : 64;
-		struct em_req *g = realloc(ps->r, cap * sizeof(*g));
+		struct mb_req *g = realloc(ps->r, cap * sizeof(*g));
 
 		if (!g)
 			return &sink;
@@ -303,14 +313,14 @@ static struct em_req *add(struct pass *ps)
 
 static void run(struct vf_em_state *e, struct pass *ps, uint64_t end)
 {
-	em_mad_run(&e->mad, ps->r, ps->n, end);
+	mb_run(&e->mad, ps->r, ps->n, end);
 	ps->mads += ps->n;
 	for (unsigned i = 0; i < ps->n; i++)
 		if (ps->r[i].mad[3] == VF_EMA_SET)
 			ps->sets++;
 }
 
-static void set_cpi(struct em_req *r, uint16_t sm_lid, uint8_t sm_sl)
+static void set_cpi(struct mb_req *r, uint16_t sm_lid, uint8_t sm_sl)
 {
 	struct vf_ema_cpi c = { 0 };
 
@@ -457,7 +467,7 @@ static void scan_tables(struct vf_em_state *e, struct pass *ps,
 			const struct em_member_st *st = &e->st[m];
 			unsigned v = pl->members[m].vport, left;
 			struct vf_ema_mac_slice h = { .offset = 0 };
-			struct em_req *r;
+			struct mb_req *r;
 
 			if (next[m] >= VF_VPORT_MAC_TABLE)
 				continue;
@@ -476,14 +486,14 @@ static void scan_tables(struct vf_em_state *e, struct pass *ps,
 			break;
 		run(e, ps, end);
 		for (unsigned k = 0; k < ps->n; k++) {
-			struct em_req *r = &ps->r[k];
+			struct mb_req *r = &ps->r[k];
 			struct vf_vport_mac ent[VF_EMA_MACS_PER_MAD];
 			struct vf_ema_mac_slice h;
 			unsigned m = r->member, at = next[m];
 
 			/* unreadable: the Set that follows says more */
 			next[m] = VF_VPORT_MAC_TABLE;
-			if (em_answered(r) &&
+			if (mb_answered(r) &&
 			    !vf_ema_get_mac_entries(r->resp, r->resp_len, &h,
 						    ent) &&
 			    h.offset == at &&
@@ -515,7 +525,7 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 		if (!ep->alive)
 			continue;
 		if (!ep->cpi_ok) {
-			struct em_req *r = add(ps);
+			struct mb_req *r = add(ps);
 
 			req_init(r, ep->lid, i, 0, S_SET_CPI, VF_EMA_SET,
 				 VF_EMA_CLASS_PORT_INFO, 0);
@@ -558,10 +568,10 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 	}
 	run(e, ps, end);
 	for (unsigned k = 0; k < ps->n; k++) {
-		struct em_req *r = &ps->r[k];
+		struct mb_req *r = &ps->r[k];
 		struct em_ep *ep = &e->eps[r->ep];
 		struct em_member_st *st = &e->st[r->member];
-		bool ok = em_answered(r);
+		bool ok = mb_answered(r);
 
 		switch (r->step) {
 		case S_SET_CPI:
@@ -616,7 +626,7 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 		struct em_member_st *st = &e->st[m];
 		struct em_ep *ep = &e->eps[st->ep];
 		struct vf_vport *v = e->scratch;
-		struct em_req *r;
+		struct mb_req *r;
 
 		if (st->state != EM_ST_PENDING)
 			continue;
@@ -650,7 +660,7 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 	}
 	run(e, ps, end);
 	for (unsigned k = 0; k < ps->n; k++)
-		if (!em_answered(&ps->r[k]))
+		if (!mb_answered(&ps->r[k]))
 			e->st[ps->r[k].member].state = EM_ST_FAILED;
 		else
 			e->eps[ps->r[k].ep].vp[ps->r[k].vport].ours = true;
@@ -687,7 +697,7 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 				.num = VF_EMA_MACS_PER_MAD,
 				.digest = st->want_digest,
 			};
-			struct em_req *r = add(ps);
+			struct mb_req *r = add(ps);
 
 			memset(slice, 0, sizeof(slice));
 			for (unsigned j = 0; j < VF_EMA_MACS_PER_MAD; j++)
@@ -703,7 +713,7 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 	}
 	run(e, ps, end);
 	for (unsigned k = 0; k < ps->n; k++)
-		if (!em_answered(&ps->r[k]))
+		if (!mb_answered(&ps->r[k]))
 			e->st[ps->r[k].member].state = EM_ST_FAILED;
 	for (unsigned m = 0; m < pl->num_members; m++)
 		if (e->st[m].state == EM_ST_PENDING && e->st[m].macs) {
@@ -719,7 +729,7 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 	for (unsigned m = 0; m < pl->num_members; m++) {
 		const struct vf_em_member *mb = &pl->members[m];
 		struct em_member_st *st = &e->st[m];
-		struct em_req *r;
+		struct mb_req *r;
 
 		if (st->state != EM_ST_PENDING || (!st->p0 && !st->p1))
 			continue;
@@ -736,7 +746,7 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 	for (unsigned k = 0; k < ps->n; k++) {
 		struct em_member_st *st = &e->st[ps->r[k].member];
 
-		if (!em_answered(&ps->r[k]) ||
+		if (!mb_answered(&ps->r[k]) ||
 		    vf_ema_get_vport(ps->r[k].resp, ps->r[k].resp_len,
 				     e->scratch, NULL)) {
 			st->state = EM_ST_FAILED;
@@ -779,13 +789,13 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 			 VF_EMA_GET, VF_EMA_SUMMARY_COUNTERS,
 			 vf_ema_amod(mb->vport, 0))->member = m;
 	}
-	em_mad_run(&e->mad, ps->r, ps->n, end);
+	mb_run(&e->mad, ps->r, ps->n, end);
 	ps->mads += ps->n;
 	for (unsigned k = 0; k < ps->n; k++) {
 		struct em_member_st *st = &e->st[ps->r[k].member];
 		struct vf_ema_ctr_id id;
 
-		st->ctr_ok = em_answered(&ps->r[k]) &&
+		st->ctr_ok = mb_answered(&ps->r[k]) &&
 			     !vf_ema_get_summary(ps->r[k].resp,
 						 ps->r[k].resp_len, 0, &id,
 						 &st->ctr);
@@ -812,13 +822,13 @@ static int fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v)
 
 	for (unsigned tries = 0; tries < 8; tries++) {
 		struct vf_ema_mac_list l = { .start_idx = (uint16_t)got };
-		struct em_req r;
+		struct mb_req r;
 
 		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
 			 VF_EMA_IFACE_UCAST_MACS, vf_ema_amod(v, 0));
 		vf_ema_put_mac_list(r.mad, &l);
-		em_mad_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
-		if (!em_answered(&r) ||
+		mb_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		if (!mb_answered(&r) ||
 		    vf_ema_get_mac_list(r.resp, r.resp_len, false, &l) ||
 		    l.start_idx != got)
 			return -1;
@@ -859,7 +869,7 @@ static bool handle_trap(struct vf_em_state *e, const struct em_trap_ev *ev)
 {
 	struct em_ep *ep = ep_by_lid(e, (uint16_t)ev->t.issuer_lid);
 	unsigned v = ev->t.vport_index;
-	struct em_req r;
+	struct mb_req r;
 
 	if (!ep)
 		ep = ep_by_lid(e, ev->slid);
@@ -883,8 +893,8 @@ static bool handle_trap(struct vf_em_state *e, const struct em_trap_ev *ev)
 		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
 			 VF_EMA_IFACE_MCAST_MACS, vf_ema_amod(v, 0));
 		vf_ema_put_mac_list(r.mad, &l);
-		em_mad_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
-		if (em_answered(&r) &&
+		mb_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		if (mb_answered(&r) &&
 		    !vf_ema_get_mac_list(r.resp, r.resp_len, false, &l))
 			vf_log(VF_LOG_INFO,
 			       "em: trap: LID %u vport %u (vESW %u): multicast list of %u MACs",
@@ -895,8 +905,8 @@ static bool handle_trap(struct vf_em_state *e, const struct em_trap_ev *ev)
 		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
 			 VF_EMA_VESWPORT_INFO,
 			 vf_ema_amod(v, VF_EMA_PART_VPORT));
-		em_mad_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
-		if (em_answered(&r) &&
+		mb_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		if (mb_answered(&r) &&
 		    !vf_ema_get_vport(r.resp, r.resp_len, e->scratch, NULL))
 			vf_log(VF_LOG_INFO,
 			       "em: trap: LID %u vport %u (vESW %u): Ethernet link %s, oper_state %s",
@@ -1003,6 +1013,35 @@ fail:
 	return NULL;
 }
 
+/*
+ * Bind class 0x3B once.  Binding it is also what keeps OpenSM alive under
+ * ibsim: a MAD of a class nobody registered kills the umad2sim client that
+ * receives it, so the EM binds before it tells any endpoint where to send
+ * traps.
+ */
+static int bind_class(struct vf_em_state *e)
+{
+	uint64_t port = cl_ntoh64(e->p->osm->subn.sm_port_guid);
+
+	switch (mb_bind(&e->mad)) {
+	case MB_BOUND_NOW:
+		vf_log(VF_LOG_INFO,
+		       "em: bound management class 0x%02x on port 0x%016" PRIx64,
+		       VF_EMA_CLASS, port);
+		return 0;
+	case MB_BOUND:
+		return 0;
+	case MB_BIND_FAILED_NOW:
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF1201: em: cannot bind management class 0x%02x on port 0x%016" PRIx64 "; VNIC endpoints are not configured",
+		       VF_EMA_CLASS, port);
+		return -1;
+	case MB_BIND_FAILED:
+		break;
+	}
+	return -1;
+}
+
 void vf_em_subnet_up(struct vf_plugin *p)
 {
 	struct vf_em_state *e = p->em;
@@ -1011,7 +1050,7 @@ void vf_em_subnet_up(struct vf_plugin *p)
 
 	if (!e || (!wanted && !e->have_plan && !e->running))
 		return;		/* no EM configured, ever */
-	if (em_mad_bind(&e->mad))
+	if (bind_class(e))
 		return;
 	pl = resolve(p);
 	if (!pl)
@@ -1049,7 +1088,14 @@ int vf_em_create(struct vf_plugin *p)
 		return -ENOMEM;
 	}
 	e->p = p;
-	em_mad_init(&e->mad, p, unsolicited, e);
+	mb_init(&e->mad, p, &(struct mb_params){
+		.mgmt_class = VF_EMA_CLASS,
+		.class_version = VF_EMA_CLASS_VERSION,
+		.responder = true,	/* the endpoints' traps */
+		.window = EM_WINDOW, .timeout_ms = EM_TIMEOUT_MS,
+		.retries = EM_RETRIES, .tid_base = EM_TID_BASE,
+		.used = VF_EMA_USED, .unsolicited = unsolicited, .ctx = e,
+	});
 	pthread_mutex_init(&e->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1072,7 +1118,7 @@ void vf_em_destroy(struct vf_plugin *p)
 		pthread_mutex_unlock(&e->lock);
 		pthread_join(e->thread, NULL);
 	}
-	em_mad_fini(&e->mad);
+	mb_fini(&e->mad);
 	if (e->next) {
 		vf_em_plan_free(e->next);
 		free(e->next);

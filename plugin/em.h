@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
  * The Ethernet Manager's files (docs/ethernet-manager.md): em.c (the
- * passes and traps, in a worker thread of its own), em_mad.c (class 0x3B
- * bound on OpenSM's port: batches of requests matched to answers by TID,
- * unsolicited MADs handed to a callback), em_state.c (the state file).
+ * passes and traps, in a worker thread of its own; class 0x3B through
+ * plugin/madbatch.c, unsolicited MADs handed to a callback), em_state.c
+ * (the state file).
  * Include after <opensm/osm_config.h>.
  */
 #ifndef VF_PLUGIN_EM_H
@@ -19,63 +19,6 @@
 #include "vnic/empolicy.h"
 
 struct vf_plugin;
-
-enum em_req_state { EM_REQ_QUEUED, EM_REQ_SENT, EM_REQ_DONE, EM_REQ_FAILED };
-
-/* One request of a batch and its answer. */
-struct em_req {
-	uint16_t lid;			/* destination */
-	unsigned ep, vport, member;	/* what it is about (caller's) */
-	int step;			/* caller's tag */
-	uint8_t mad[VF_EMA_MAD_SIZE];
-	uint8_t resp[VF_EMA_USED];
-	size_t resp_len;
-	uint32_t tid;
-	uint64_t deadline;
-	unsigned tries;
-	enum em_req_state state;
-	uint16_t status;		/* the answer's MAD status */
-	bool bounced;			/* nobody handles the class there */
-};
-
-/*
- * An unsolicited MAD that reached OpenSM's port (a Trap, or anything an
- * endpoint or a stranger sends): called in the vendor's receiver thread
- * with the first len bytes and the sender's LID.
- */
-typedef void (*em_unsolicited_fn)(void *ctx, const uint8_t *mad, size_t len,
-				  uint16_t slid);
-
-struct em_mad {
-	struct vf_plugin *p;
-	void *bind;			/* osm_bind_handle_t */
-	bool bind_failed;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct em_req *batch;		/* in flight, under lock */
-	unsigned batch_len;
-	uint32_t next_tid;
-	em_unsolicited_fn unsolicited;
-	void *ctx;
-	unsigned sent;			/* MADs sent, for the summary */
-	unsigned stray;			/* answers matching no request */
-};
-
-int em_mad_init(struct em_mad *m, struct vf_plugin *p, em_unsolicited_fn fn,
-		void *ctx);
-/* Bind class 0x3B on OpenSM's port once; 0, or -1 (logged once). */
-int em_mad_bind(struct em_mad *m);
-/*
- * Send r[0..n) (at most a window in flight, each retried once) and wait
- * for the answers until end_ms on vf_now_ms()'s clock; what is not
- * answered ends EM_REQ_FAILED.  One batch at a time (the EM thread's).
- */
-void em_mad_run(struct em_mad *m, struct em_req *r, unsigned n,
-		uint64_t end_ms);
-/* Answer an unsolicited request with status (method GetResp). */
-void em_mad_reject(struct em_mad *m, const uint8_t *mad, size_t len,
-		   uint16_t dlid, uint16_t status);
-void em_mad_fini(struct em_mad *m);
 
 /* What the EM knows of one vport of an endpoint, across passes. */
 struct em_vp {
@@ -135,10 +78,5 @@ void vf_em_state_write(struct vf_plugin *p, const struct vf_em_plan *pl,
 		       const struct em_ep *eps, unsigned num_eps,
 		       const struct em_member_st *st, unsigned pass,
 		       unsigned bad_mads);
-
-static inline bool em_answered(const struct em_req *r)
-{
-	return r->state == EM_REQ_DONE && !r->status;
-}
 
 #endif /* VF_PLUGIN_EM_H */
