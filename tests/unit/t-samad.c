@@ -30,6 +30,25 @@ static int bytes_are(const uint8_t *p, const char *hex)
 	return 1;
 }
 
+/* Field by field: the struct has padding, whose bytes neither the
+ * initializer nor the decoder sets (a memcmp of the two compared stack
+ * garbage, and failed under ASan's different stack layout). */
+static int same_hdr(const struct vf_sa_hdr *a, const struct vf_sa_hdr *b)
+{
+	return a->class_version == b->class_version &&
+	       a->method == b->method && a->status == b->status &&
+	       a->tid == b->tid && a->attr_id == b->attr_id &&
+	       a->attr_mod == b->attr_mod &&
+	       a->rmpp_version == b->rmpp_version &&
+	       a->rmpp_type == b->rmpp_type &&
+	       a->rmpp_flags == b->rmpp_flags &&
+	       a->rmpp_status == b->rmpp_status &&
+	       a->rmpp_seg == b->rmpp_seg &&
+	       a->rmpp_paylen == b->rmpp_paylen &&
+	       a->attr_offset == b->attr_offset &&
+	       a->comp_mask == b->comp_mask;
+}
+
 static void test_header(void)
 {
 	uint8_t mad[VF_MAD_SIZE];
@@ -58,7 +77,7 @@ static void test_header(void)
 	   "ComponentMask at 48: SLID|DLID is 0x30");
 	OK(bytes_are(mad + 56, "0000000000000000"), "data zeroed from 56");
 	vf_sa_hdr_decode(mad, &d);
-	OK(!memcmp(&h, &d, sizeof(h)), "header decodes to what was encoded");
+	OK(same_hdr(&h, &d), "header decodes to what was encoded");
 }
 
 static const struct vf_path_rec sample_pr = {
