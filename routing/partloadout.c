@@ -144,4 +144,6 @@ void vf_partload_links_json(FILE *out, const struct vf_partload *r,
 			v[i].to_port, v[i].load);
 	}
 	fprintf(out, "]}");
+	/* links_of() malloc'ed it (the JSON path leaked it: found by ASan) */
+	free(v);
 }
