@@ -244,11 +244,50 @@ void mb_run(struct madbatch *m, struct mb_req *r, unsigned n, uint64_t end)
 	pthread_mutex_unlock(&m->lock);
 }
 
+/*
+ * Take back our requests still pending in the vendor's match table (its
+ * public struct, vendor/osm_vendor_ibumad.h).  After unbind no callback
+ * returns them to the pool, and OpenSM 3.3.23's osm_vendor_delete()
+ * returns only the first pending MAD (clear_madw()): every other one
+ * leaked at exit.  Under ibsim a request nobody answers is pending until
+ * then, as umad2sim emulates no MAD timeouts.  The receiver takes an
+ * entry out under the same mutex (get_madw()), so an entry is either
+ * still here and ours to free, or already taken: never both; a late
+ * answer to a request cleared here is dropped as unmatched.
+ */
+static void reclaim_pending(struct madbatch *m)
+{
+#ifdef OSM_VENDOR_INTF_OPENIB
+	osm_vendor_t *v = m->p->osm->p_vendor;
+	umad_match_t *e;
+	unsigned n = 0;
+
+	if (!v || !v->mtbl.tbl)
+		return;
+	pthread_mutex_lock(&v->match_tbl_mutex);
+	for (e = v->mtbl.tbl; e < v->mtbl.tbl + v->mtbl.max; e++) {
+		osm_madw_t *w = e->v;
+
+		if (!e->tid || !w || w->h_bind != m->bind)
+			continue;
+		e->tid = 0;
+		osm_mad_pool_put(&m->p->osm->mad_pool, w);
+		n++;
+	}
+	pthread_mutex_unlock(&v->match_tbl_mutex);
+	if (n)
+		vf_log(VF_LOG_DEBUG, "class 0x%02x: %u unanswered requests "
+		       "taken back at unbind", m->par.mgmt_class, n);
+#endif
+}
+
 void mb_fini(struct madbatch *m)
 {
 	/* late answers then go to the vendor's dummy callbacks */
-	if (m->bind)
+	if (m->bind) {
 		osm_vendor_unbind(m->bind);
+		reclaim_pending(m);
+	}
 	m->bind = NULL;
 	pthread_cond_destroy(&m->cond);
 	pthread_mutex_destroy(&m->lock);
