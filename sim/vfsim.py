@@ -29,7 +29,11 @@ What a Sim guarantees:
   * teardown kills exactly the processes it started, by PID (SIGTERM,
     wait, SIGKILL), on normal exit, exceptions, SIGTERM/SIGINT and atexit;
     children also get SIGTERM if this process dies (PR_SET_PDEATHSIG);
-  * never more than ibsim's 10 clients (OpenSMs + one diag tool at a time).
+  * never more than ibsim's 10 clients (OpenSMs + one diag tool at a time);
+  * with VF_OSM_CHECK=asan or valgrind (sim/memcheck.py), every OpenSM
+    runs under that check and each stop reads its reports: a TAP not-ok
+    for any error or leak with a frame in our code; every timeout is
+    scaled by VF_TIMEOUT_SCALE.
 """
 
 import atexit
@@ -43,6 +47,7 @@ import sys
 import tempfile
 import time
 
+import memcheck
 import topogen
 
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
@@ -104,7 +109,9 @@ class Tap:
         sys.exit(1)
 
     def done(self):
-        """Print the plan; exit status 0 if all passed, else 1."""
+        """Print the plan; exit status 0 if all passed, else 1.  Under
+        ASan, first check what our tools run by this test reported."""
+        _check_tool_reports(self)
         print(f"1..{self.n}", flush=True)
         sys.exit(1 if self.failed else 0)
 
@@ -146,9 +153,16 @@ def _pdeathsig():
         pass
 
 
+def scaled(timeout):
+    """A timeout stretched for slow checkers (VF_TIMEOUT_SCALE)."""
+    return timeout * memcheck.timeout_scale()
+
+
 def wait_until(pred, timeout, what, alive=None, interval=0.02):
-    """Poll pred() until it returns a true value (returned) or timeout.
-    `alive()` is checked each round and may raise SimError to fail fast."""
+    """Poll pred() until it returns a true value (returned) or timeout
+    (scaled, like every harness timeout).  `alive()` is checked each
+    round and may raise SimError to fail fast."""
+    timeout = scaled(timeout)
     end = time.monotonic() + timeout
     while True:
         val = pred()
@@ -192,8 +206,9 @@ def tail(path, lines=30):
 
 
 def stop_process(popen, timeout=10):
-    """SIGTERM a process we started, wait up to `timeout`, then SIGKILL;
-    return its exit code."""
+    """SIGTERM a process we started, wait up to `timeout` (scaled), then
+    SIGKILL; return its exit code."""
+    timeout = scaled(timeout)
     if popen.poll() is None:
         popen.send_signal(signal.SIGTERM)
         try:
@@ -234,11 +249,26 @@ class Proc:
 class OpenSM(Proc):
     """A running OpenSM: conf, log, cache and dump dirs, SIM_HOST node."""
 
-    def __init__(self, name, popen, log, conf, dump_dir, node):
+    def __init__(self, name, popen, log, conf, dump_dir, node, check=""):
         super().__init__(name, popen, log)
         self.conf = conf
         self.dump_dir = dump_dir
         self.node = node
+        self.check = check               # "asan", "valgrind" or ""
+        self.report_dir = os.path.dirname(log)
+        self.checked = False
+        self.runtime_seen = None         # ASan runtime mapped at stop?
+
+    def note_runtime(self):
+        """Before stopping: is the ASan runtime really in the process (a
+        preload that failed would otherwise look like a clean run)?"""
+        if self.check != "asan" or not self.alive():
+            return
+        try:
+            with open(f"/proc/{self.pid}/maps") as fh:
+                self.runtime_seen = "libasan" in fh.read()
+        except OSError:
+            pass
 
 
 # -- the harness --------------------------------------------------------------
@@ -295,6 +325,9 @@ class Sim:
         if node is not None:
             env["SIM_HOST"] = node
             env["LD_PRELOAD"] = UMAD2SIM
+            if memcheck.mode() == "asan":
+                # ASan-built tools need the runtime before umad2sim
+                env["LD_PRELOAD"] = memcheck.preload(UMAD2SIM)
         return env
 
     def start_ibsim(self, extra_args=(), timeout=60):
@@ -360,8 +393,19 @@ class Sim:
         """Start OpenSM at `node` (default: first CA in the net file) with
         a generated opensm.conf (`conf_lines` appended, so they override
         the defaults).  plugin_dir goes to LD_LIBRARY_PATH; valgrind is an
-        argv prefix (e.g. ["valgrind", "--log-file=vg.log"]).  Returns an
-        OpenSM handle; the last one started is the default elsewhere."""
+        argv prefix (e.g. ["valgrind", "--log-file=vg.log"]): the test's
+        own valgrind then replaces the harness's check (VF_OSM_CHECK).
+        Returns an OpenSM handle; the last one started is the default
+        elsewhere."""
+        check = memcheck.mode()
+        if valgrind and memcheck.sanitized_build():
+            raise SimError("valgrind cannot run the ASan-built plugin: "
+                           "skip this under --enable-sanitizers")
+        if check == "valgrind" and memcheck.sanitized_build():
+            raise SimError("VF_OSM_CHECK=valgrind needs a build without "
+                           "--enable-sanitizers")
+        if valgrind:
+            check = ""
         name = name or f"opensm{len(self.osms) + 1}"
         node = node or self.default_sm_node()
         self._check_clients(1)
@@ -382,14 +426,21 @@ class Sim:
             penv["LD_LIBRARY_PATH"] = ":".join(
                 filter(None, [plugin_dir, penv.get("LD_LIBRARY_PATH")]))
         penv.update(env or {})
-        argv = list(valgrind or []) + [find_tool("opensm"), "-F", conf,
-                                       "-f", log] + list(args)
+        prefix = list(valgrind or [])
+        if check == "asan":
+            penv = memcheck.asan_env(base, penv)
+        else:
+            penv["LD_PRELOAD"] = UMAD2SIM
+        if check == "valgrind":
+            prefix = memcheck.valgrind_argv(base)
+        argv = prefix + [find_tool("opensm"), "-F", conf, "-f", log] + \
+            list(args)
         with open(os.path.join(base, "stdout"), "wb") as out:
             popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                                      stdout=out, stderr=subprocess.STDOUT,
                                      cwd=base, env=penv,
                                      preexec_fn=_pdeathsig)
-        osm = OpenSM(name, popen, log, conf, dump_dir, node)
+        osm = OpenSM(name, popen, log, conf, dump_dir, node, check)
         self.osms.append(osm)
         return osm
 
@@ -469,10 +520,70 @@ class Sim:
 
     def stop_opensm(self, osm=None, timeout=60):
         """SIGTERM OpenSM, wait for it to exit (valgrind output is then
-        complete) and return its exit code."""
+        complete) and return its exit code.  Under VF_OSM_CHECK, its
+        reports are read then (a TAP test point)."""
         osm = self._osm(osm)
+        osm.note_runtime()
         rc = osm.stop(timeout)
+        self._check_memory(osm)
         return rc
+
+    def _check_memory(self, osm):
+        """Read a stopped OpenSM's ASan/UBSan/LSan or valgrind reports:
+        not ok for any error or leak with a frame in our code; findings
+        entirely outside it are listed and counted.  A SIGKILLed OpenSM
+        made no exit, so it has no leak check: only its errors count."""
+        if not osm.check or osm.checked or osm.alive():
+            return
+        osm.checked = True
+        killed = osm.popen.returncode == -signal.SIGKILL
+        files = memcheck.report_files(osm.report_dir)
+        if osm.check == "asan":
+            # GCC's libubsan ignores log_path once the ASan runtime is
+            # loaded: its reports go to stderr, which is in this file
+            files.append(os.path.join(osm.report_dir, "stdout"))
+        recs = [r for f in files for r in memcheck.parse(f)]
+        if killed:
+            recs = [r for r in recs if r.kind != "leak"]
+        ours = [r for r in recs if r.ours]
+        stock = [r for r in recs if not r.ours]
+        if osm.check == "asan":
+            # None: the process was gone before we could look
+            active = osm.runtime_seen is not False
+        else:
+            active = any(os.path.basename(f).startswith("valgrind.")
+                         for f in files)
+        what = f"{osm.name} under {osm.check}"
+        msg = (f"{what}: no error or leak with a frame in the plugin or "
+               "our libraries")
+        diag = ""
+        if not active:
+            msg += " -- but the check was not running in it"
+        if ours:
+            msg += (f" -- {len(ours)} found; first in {ours[0].path}: "
+                    f"{ours[0].first_ours()}")
+            diag = "\n\n".join(memcheck.describe(r) for r in ours[:3])
+        self._tap_ok(active and not ours, msg, diag)
+        count = lambda rs, k: sum(1 for r in rs if r.kind == k)
+        Tap.diag(f"memcheck: {osm.name} {osm.check} rc "
+                 f"{osm.popen.returncode}{' (SIGKILL: no leak check)' if killed else ''}"
+                 f" ours_errors {count(ours, 'error')} ours_leaks "
+                 f"{count(ours, 'leak')} stock_errors {count(stock, 'error')}"
+                 f" stock_leaks {count(stock, 'leak')}")
+        if stock:
+            Tap.diag(f"{what}: {len(stock)} findings entirely outside our "
+                     "code (stock OpenSM, umad2sim, libc; not failures):\n"
+                     + memcheck.stock_summary(stock)
+                     + f"\n  reports: {' '.join(files)}")
+
+    def _tap_ok(self, cond, msg, diag):
+        """A test point on our Tap; without one (demo, bench), a failure
+        marks the run failed and is printed."""
+        if self.tap is not None:
+            self.tap.ok(cond, msg, diag)
+        elif not cond:
+            self.failed = True
+            Tap.diag(f"FAILED: {msg}\n{diag}")
 
     # diag tools -----------------------------------------------------------
     def _check_clients(self, new):
@@ -492,13 +603,18 @@ class Sim:
         prog = find_tool(argv[0]) or argv[0]
         cwd = os.path.join(self.workdir, "diag")
         os.makedirs(cwd, exist_ok=True)
+        env = self._env(node)
+        if not memcheck.links_asan(prog):
+            # a stock diag tool: not under test, no ASan runtime
+            env["LD_PRELOAD"] = UMAD2SIM
         try:
             res = subprocess.run([prog] + list(argv[1:]), cwd=cwd,
-                                 env=self._env(node), capture_output=True,
-                                 timeout=timeout, preexec_fn=_pdeathsig,
+                                 env=env, capture_output=True,
+                                 timeout=scaled(timeout), preexec_fn=_pdeathsig,
                                  stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired as e:
-            raise SimError(f"{argv[0]} timed out after {timeout}s") from e
+            raise SimError(f"{argv[0]} timed out after {scaled(timeout)}s"
+                           ) from e
         out = res.stdout.decode("utf-8", "replace")
         if check and res.returncode != 0:
             raise SimError(f"{' '.join(argv)} at {node}: rc "
@@ -560,7 +676,9 @@ class Sim:
     def _stop_all(self):
         """Stop our OpenSMs, then ibsim (by PID, SIGTERM then SIGKILL)."""
         for osm in reversed(self.osms):
+            osm.note_runtime()
             osm.stop(60)
+            self._check_memory(osm)
         if self.ibsim is not None:
             self.ibsim.stop(10)
         if self.console_fd is not None:
@@ -650,6 +768,64 @@ def changed_entries(a, b):
     return {(g, lid) for g in set(a) | set(b)
             for lid in set(a.get(g, {})) | set(b.get(g, {}))
             if a.get(g, {}).get(lid) != b.get(g, {}).get(lid)}
+
+
+# -- our tools under ASan -----------------------------------------------------
+_tool_reports = [None]
+
+
+def _setup_tool_reports():
+    """Under ASan, every process this test starts (our ASan-built tools,
+    the vfabric CLI) writes its reports into one directory of this test;
+    Tap.done() reads them.  OpenSM gets its own (start_opensm)."""
+    if memcheck.mode() != "asan":
+        return
+    script = os.path.splitext(os.path.basename(sys.argv[0] or "py"))[0]
+    path = tempfile.mkdtemp(prefix=f"vfsan-{script}-",
+                            dir=os.environ.get("VF_TMPDIR"))
+    _tool_reports[0] = path
+    os.environ.update({k: v for k, v in memcheck.asan_env(path).items()
+                       if k.endswith("SAN_OPTIONS")})
+    atexit.register(_remove_tool_reports)
+
+
+def _remove_tool_reports():
+    path = _tool_reports[0]
+    if path and not memcheck.report_files(path):
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _check_tool_reports(tap):
+    """A test point: no report of a process this test started (outside
+    OpenSM) has a frame in our code."""
+    path = _tool_reports[0]
+    if not path:
+        return
+    files = memcheck.report_files(path)
+    recs = [r for f in files for r in memcheck.parse(f)]
+    ours = [r for r in recs if r.ours]
+    stock = [r for r in recs if not r.ours]
+    msg = ("our ASan-built tools run by this test: no error or leak "
+           "with a frame in our code")
+    if ours:
+        msg += (f" -- {len(ours)} found; first in {ours[0].path}: "
+                f"{ours[0].first_ours()}")
+    tap.ok(not ours, msg,
+           "\n\n".join(memcheck.describe(r) for r in ours[:3]))
+    count = lambda rs, k: sum(1 for r in rs if r.kind == k)
+    Tap.diag(f"memcheck: tools asan ours_errors {count(ours, 'error')} "
+             f"ours_leaks {count(ours, 'leak')} stock_errors "
+             f"{count(stock, 'error')} stock_leaks {count(stock, 'leak')}")
+    if stock:
+        Tap.diag(f"tools: {len(stock)} findings entirely outside our code "
+                 "(not failures):\n" + memcheck.stock_summary(stock) +
+                 f"\n  reports in {path}")
+    if not ours and not stock:
+        shutil.rmtree(path, ignore_errors=True)
+        _tool_reports[0] = None
+
+
+_setup_tool_reports()
 
 
 # -- process-wide cleanup -----------------------------------------------------

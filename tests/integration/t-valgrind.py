@@ -14,9 +14,9 @@ cannot fix them and must not hide behind them either.
 """
 
 import os
-import re
 import shutil
 
+import memcheck
 import topogen
 import vfsim
 import vftest
@@ -36,37 +36,6 @@ def write_config(path, pattern):
 <DGShortestPathTopology><RoutingOrder><DeviceGroup>First</DeviceGroup>
 </RoutingOrder></DGShortestPathTopology></Sm></Common></Config>
 """)
-
-
-def plugin_marks():
-    """Strings that put a valgrind frame in our code: the library name
-    (frames without debug info) and "(file.c:" for each of our sources
-    (frames with it)."""
-    marks = ["libvfabric.so"]
-    for sub in ("plugin", "routing", "partition"):
-        d = os.path.join(vftest.TOP_SRCDIR, sub)
-        marks += [f"({f}:" for f in os.listdir(d) if f.endswith(".c")]
-    return marks
-
-
-def records(vg_log):
-    """Split a valgrind log into error/leak records (blank-line separated
-    blocks that start with a message)."""
-    blocks, cur = [], []
-    with open(vg_log) as fh:
-        for line in fh:
-            body = re.sub(r"^==\d+== ?", "", line.rstrip("\n"))
-            if not body.strip():
-                if cur:
-                    blocks.append(cur)
-                cur = []
-            else:
-                cur.append(body)
-    if cur:
-        blocks.append(cur)
-    return [b for b in blocks
-            if re.match(r"(Invalid|Conditional|Use of|Syscall|Mismatched|"
-                        r"\d[\d,]* bytes in)", b[0])]
 
 
 def sa_queries(tap, sim):
@@ -99,6 +68,9 @@ def main():
     vftest.start(tap)
     if not shutil.which("valgrind"):
         tap.skip_all("valgrind not installed (apt-get install valgrind)")
+    if memcheck.sanitized_build():
+        tap.skip_all("valgrind cannot run the ASan-built plugin (the ASan "
+                     "suite checks the same code)")
     gen_dir = vfsim.tempfile.mkdtemp(prefix="vf-valgrind-")
     net = os.path.join(gen_dir, "ft.net")
     topogen.fattree2(leaves=4, spines=2, hosts=4).write(net)
@@ -138,15 +110,16 @@ def main():
         text = open(vg_log).read() if os.path.exists(vg_log) else ""
         tap.ok("ERROR SUMMARY" in text and "LEAK SUMMARY" in text,
                "valgrind ran to the end and reported")
-        recs = records(vg_log) if text else []
-        marks = plugin_marks()
-        ours = [r for r in recs if any(m in f for f in r for m in marks)]
+        # the filter shared with the harness's valgrind mode
+        recs = memcheck.parse_valgrind(vg_log) if text else []
+        ours = [r for r in recs if r.ours]
         tap.ok(not ours, "no valgrind error or leak record has a frame in "
-               "the plugin", "\n\n".join("\n".join(r) for r in ours[:3]))
-        others = [r[0] for r in recs if r not in ours]
+               "the plugin", "\n\n".join(memcheck.describe(r)
+                                          for r in ours[:3]))
+        others = [r for r in recs if not r.ours]
         if others:
             tap.diag(f"{len(others)} findings outside the plugin (OpenSM, "
-                     "umad2sim): " + "; ".join(sorted(set(others))[:6]))
+                     "umad2sim):\n" + memcheck.stock_summary(others))
     shutil.rmtree(gen_dir, ignore_errors=True)
     tap.done()
 
