@@ -236,8 +236,9 @@ class Record:
         return f"{text} at {where}" if where else text
 
 
+# the checkers' own frames, and libc's allocating wrappers under valgrind
 _RUNTIME = re.compile(r"libasan|libubsan|libsanitizer|__interceptor_|"
-                      r"vg_replace_|vgpreload_")
+                      r"vg_replace_|vgpreload_|/strn?dup\.c:")
 _FRAME = re.compile(r"^\s*(#\d+ 0x[0-9a-f]+|(at|by) 0x[0-9A-F]+:)")
 _OUR_SRC = re.compile(r"(^|[\s(/])(%s)/[\w./-]*\.[ch]:\d+"
                       % "|".join(OUR_DIRS))
@@ -333,6 +334,11 @@ def parse_valgrind(path):
         blocks.append(cur)
     out = []
     for b in blocks:
+        # a record of another thread than the last one starts "Thread N:"
+        while b and re.match(r"Thread \d+:$", b[0].strip()):
+            b = b[1:]
+        if not b:
+            continue
         if re.match(r"[\d,]+ (\([\d,]+ direct, [\d,]+ indirect\) )?bytes "
                     r"in [\d,]+ blocks are (definitely lost|indirectly lost|"
                     r"possibly lost|still reachable)", b[0]):
@@ -384,7 +390,8 @@ def parse_sanitizer(path):
 
 def parse(path):
     """Records of one report file of either kind."""
-    if os.path.basename(path).startswith("valgrind."):
+    if any("Memcheck, a memory error detector" in ln
+           for ln in _lines(path)[:3]):
         return parse_valgrind(path)
     return parse_sanitizer(path)
 

@@ -791,7 +791,7 @@ def _setup_tool_reports():
 
 def _remove_tool_reports():
     path = _tool_reports[0]
-    if path and not memcheck.report_files(path):
+    if path and not memcheck.report_files(path) and os.path.isdir(path):
         shutil.rmtree(path, ignore_errors=True)
 
 
@@ -818,11 +818,12 @@ def _check_tool_reports(tap):
              f"{count(stock, 'error')} stock_leaks {count(stock, 'leak')}")
     if stock:
         Tap.diag(f"tools: {len(stock)} findings entirely outside our code "
-                 "(not failures):\n" + memcheck.stock_summary(stock) +
-                 f"\n  reports in {path}")
-    if not ours and not stock:
+                 "(not failures):\n" + memcheck.stock_summary(stock))
+    if ours or os.environ.get("VF_KEEP") == "1":
+        Tap.diag(f"tools: reports kept in {path}")
+    else:
         shutil.rmtree(path, ignore_errors=True)
-        _tool_reports[0] = None
+    _tool_reports[0] = None
 
 
 _setup_tool_reports()
