@@ -262,13 +262,16 @@ class OpenSM(Proc):
     def note_runtime(self):
         """Before stopping: is the ASan runtime really in the process (a
         preload that failed would otherwise look like a clean run)?"""
-        if self.check != "asan" or not self.alive():
+        if self.check != "asan" or self.runtime_seen or not self.alive():
             return
         try:
             with open(f"/proc/{self.pid}/maps") as fh:
-                self.runtime_seen = "libasan" in fh.read()
+                maps = fh.read()
         except OSError:
-            pass
+            return
+        # a process being killed has no mappings left: no verdict then
+        if maps:
+            self.runtime_seen = "libasan" in maps
 
 
 # -- the harness --------------------------------------------------------------
@@ -460,6 +463,7 @@ class Sim:
 
     def _check_osm(self, osm):
         self._check_ibsim()
+        osm.note_runtime()
         if not osm.alive():
             raise SimError(
                 f"{osm.name} exited (rc {osm.popen.returncode}); log tail:\n"
