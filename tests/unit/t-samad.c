@@ -57,8 +57,15 @@ static void test_header(void)
 	OK(bytes_are(mad + 48, "0000000000000030"),
 	   "ComponentMask at 48: SLID|DLID is 0x30");
 	OK(bytes_are(mad + 56, "0000000000000000"), "data zeroed from 56");
+	memset(&d, 0, sizeof(d));	/* padding too: compared by memcmp */
 	vf_sa_hdr_decode(mad, &d);
 	OK(!memcmp(&h, &d, sizeof(h)), "header decodes to what was encoded");
+	h.sm_key = 0x0102030405060708ull;	/* injected by tests only */
+	vf_sa_request(mad, &h);
+	OK(bytes_are(mad + 36, "0102030405060708 0008"),
+	   "an injected SM_Key goes to 36");
+	vf_sa_hdr_decode(mad, &d);
+	OK(d.sm_key == h.sm_key, "and decodes");
 }
 
 static const struct vf_path_rec sample_pr = {
