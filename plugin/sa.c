@@ -7,6 +7,7 @@
  * (before the plugin is unloaded).
  */
 #include <opensm/osm_config.h>
+#include <opensm/osm_helper.h>
 #include <opensm/osm_madw.h>
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_sa.h>
@@ -17,6 +18,8 @@
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
 #include "routing/log.h"
+
+#define VF_SA_CLASS_VERSION 2
 
 struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p)
 {
@@ -30,11 +33,36 @@ struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p)
 	return pol;
 }
 
+/*
+ * SA class version 2 only (IBA 15.2.1.1): a request of another version
+ * gets status 0x0004, "bad version" (IBA 13.4.7).  A kernel's MAD layer
+ * delivers only the version OpenSM registered, but a transport that does
+ * not filter (ibsim's umad2sim does not) handed version 1 requests to us,
+ * and they were answered as if they were version 2.  With a policy only:
+ * without one we answer exactly as stock OpenSM.
+ */
+static bool bad_class_version(struct vf_plugin *p, void *data)
+{
+	const ib_sa_mad_t *mad = osm_madw_get_sa_mad_ptr(data);
+
+	if (mad->class_ver == VF_SA_CLASS_VERSION)
+		return false;
+	vf_log(VF_LOG_INFO, "sa: %s request of SA class version %u from LID %u refused (bad version)",
+	       ib_get_sa_attr_str(mad->attr_id), mad->class_ver,
+	       cl_ntoh16(osm_madw_get_mad_addr_ptr(data)->dest_lid));
+	osm_sa_send_error(&p->osm->sa, data, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	return true;
+}
+
 static void on_path_record(void *context, void *data)
 {
 	struct vf_plugin *p = context;
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
 
+	if (pol && bad_class_version(p, data)) {
+		vf_sa_policy_release(pol);
+		return;
+	}
 	if (!pol) {
 		p->sa.pr.cb(p->sa.pr.context, data);
 		return;
@@ -48,6 +76,10 @@ static void on_multipath_record(void *context, void *data)
 	struct vf_plugin *p = context;
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
 
+	if (pol && bad_class_version(p, data)) {
+		vf_sa_policy_release(pol);
+		return;
+	}
 	if (!pol) {
 		p->sa.mpr.cb(p->sa.mpr.context, data);
 		return;
@@ -77,7 +109,8 @@ static void on_mcmember_set(void *context, void *data)
 {
 	struct vf_plugin *p = context;
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
-	bool refused = pol && vf_sa_mcmember_refused(p, pol, data);
+	bool refused = pol && (bad_class_version(p, data) ||
+			       vf_sa_mcmember_refused(p, pol, data));
 
 	vf_sa_policy_release(pol);
 	if (!refused)
