@@ -21,11 +21,11 @@ stays STANDBY, and again nothing changes.
 A handover back (the old master with its higher priority) runs with
 VF_FAILOVER_HANDOVER=1, not in make check: it passes most of the time,
 but ibsim 0.10 swallows TrapRepress MADs addressed to a node ("lid 1 got
-trap repress - dropping"), so the Trap 144 (SM priority changed) the
-returning SM sends to the master never completes; when the handover
-arrives before that trap is forgotten, the new master's first sweep waits
-for it forever (seen once in six runs: MASTER, then no sweep; the trap's
-TID evicted at exit, ERR 5401).
+trap repress - dropping") and umad2sim never times out a MAD that was
+delivered, so a Trap 144 (SM priority changed) the returning SM sends to
+the master stays outstanding; when it has sent one, its first sweep as
+master waits for it forever (seen once in eight runs here: MASTER, then
+no sweep; the trap's TID evicted at exit, ERR 5401).
 
 What does change, and is left out of the comparison on purpose: the
 default partition (0x7fff) is full on the SM's own host only, so the
