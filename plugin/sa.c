@@ -117,6 +117,18 @@ static void on_mcmember_set(void *context, void *data)
 		p->sa.mcmr_set.cb(p->sa.mcmr_set.context, data);
 }
 
+/* ServiceRecord: Set and Delete checked (sa_service.c), the rest OpenSM's */
+static void on_service_record(void *context, void *data)
+{
+	struct vf_plugin *p = context;
+	struct vf_sa_policy *pol = vf_sa_policy_get(p);
+	bool refused = pol && vf_sa_service_refused(p, data);
+
+	vf_sa_policy_release(pol);
+	if (!refused)
+		p->sa.sr.cb(p->sa.sr.context, data);
+}
+
 /* Replace the handler behind *h (a cl_disp_reg_handle_t) with cb. */
 static int swap_handler(cl_disp_reg_handle_t *h, cl_dispatcher_t *disp,
 			cl_disp_msgid_t id, cl_pfn_msgrcv_cb_t cb,
@@ -173,6 +185,13 @@ int vf_sa_install(struct vf_plugin *p)
 		vf_log(VF_LOG_WARN,
 		       "sa: MultiPathRecord stays with OpenSM's handler, which knows no virtual fabrics");
 #endif
+	/* ServiceRecord Set/Delete: on the second dispatcher when there is one */
+	if (!rc && swap_handler(sa->p_set_disp ? &sa->sr_set_disp_h :
+				&sa->sr_disp_h, set_disp,
+				OSM_MSG_MAD_SERVICE_RECORD, on_service_record,
+				p, &p->sa.sr))
+		vf_log(VF_LOG_WARN,
+		       "sa: ServiceRecord Set and Delete stay with OpenSM's handler, which checks the ServiceP_Key only when the request names it");
 	if (!rc && sa->p_set_disp)
 		p->sa.pr_set = cl_disp_register(sa->p_set_disp,
 						OSM_MSG_MAD_PATH_RECORD,

@@ -354,22 +354,40 @@ def service_records(t, f):
     st, _, _ = sr("cn0008", "0x02", all_bits, spoof)
     t.ok(st == "REQ_INVALID", "a TenantB host's Set of a service for "
          "cn0002's GID in TenantA's partition: REQ_INVALID", st)
-    # stock OpenSM 3.3.23 (no plugin handler): the P_Key is checked only
-    # when its component bit is set, while a Delete matches the stored
-    # record by ServiceID, ServiceGID and ServiceP_Key whatever the mask
+    # OpenSM 3.3.23 checks the P_Key only when its component bit is set,
+    # while its Delete matches the stored record by ServiceID, ServiceGID
+    # and ServiceP_Key whatever the mask: the plugin checks it always
     st, _, _ = sr("cn0008", "0x15", SR_SID | SR_GID)
     seen, _, data = sr("cn0004", "0x12", SR_SID)
-    t.ok(st == "SUCCESS" and seen == "SUCCESS" and not data,
-         "stock OpenSM's handler: the same Delete without the P_Key bit "
-         "succeeds and the record is gone (weakness documented in "
-         "docs/sa.md)", f"{st} {seen} {data[:40]}")
+    t.ok(st == "REQ_INVALID" and seen == "SUCCESS" and
+         data.startswith(rec[:56]),
+         "the same Delete without the P_Key bit: REQ_INVALID (plugin), "
+         "the record still there", f"{st} {seen} {data[:40]}")
+    try:
+        said = f.sim.wait_log(r"ServiceRecord Delete of ServiceID "
+                              r"0x1122334455667788 .* refused: the "
+                              r"requester does not hold its ServiceP_Key",
+                              timeout=10)
+    except vfsim.SimError:
+        said = None
+    t.ok(said, "... logged with the reason")
     free = sr_data(f, 0x99, "cn0002", 0)
     st, _, _ = sr("cn0008", "0x02", SR_SID | SR_GID | SR_NAME, free)
-    t.ok(st == "SUCCESS", "stock OpenSM's handler: a Set for another "
-         "port's ServiceGID without a ServiceP_Key is accepted "
-         "(documented)", st)
+    t.ok(st == "REQ_INVALID", "a TenantB host's Set for cn0002's GID "
+         "without a ServiceP_Key: REQ_INVALID (plugin: they share no "
+         "P_Key)", st)
+    st, _, _ = sr("cn0004", "0x02", SR_SID | SR_GID | SR_NAME, free)
+    t.ok(st == "SUCCESS", "a TenantA host may register a service for "
+         "cn0002, a port it shares a P_Key with", st)
     st, _, _ = sr("cn0008", "0x15", SR_SID | SR_GID | SR_NAME, free)
-    t.ok(st == "SUCCESS", "... and its Delete by the same port", st)
+    t.ok(st == "REQ_INVALID", "... which a TenantB host cannot delete", st)
+    st, _, _ = sr("cn0004", "0x15", SR_SID | SR_GID | SR_NAME, free)
+    t.ok(st == "SUCCESS", "... and the TenantA host can", st)
+    st, _, _ = sr("cn0004", "0x15", SR_SID | SR_GID)
+    seen, _, data = sr("cn0004", "0x12", SR_SID)
+    t.ok(st == "SUCCESS" and seen == "SUCCESS" and not data,
+         "a TenantA host (holding the P_Key) deletes cn0002's first "
+         "record without the P_Key bit: it is gone", f"{st} {seen}")
 
 
 def inform_data(gid_hex, subscribe, trap=64, lid=0):
