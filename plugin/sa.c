@@ -7,6 +7,7 @@
  * (before the plugin is unloaded).
  */
 #include <opensm/osm_config.h>
+#include <opensm/osm_helper.h>
 #include <opensm/osm_madw.h>
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_sa.h>
@@ -17,6 +18,8 @@
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
 #include "routing/log.h"
+
+#define VF_SA_CLASS_VERSION 2
 
 struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p)
 {
@@ -30,11 +33,36 @@ struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p)
 	return pol;
 }
 
+/*
+ * SA class version 2 only (IBA 15.2.1.1): a request of another version
+ * gets status 0x0004, "bad version" (IBA 13.4.7).  A kernel's MAD layer
+ * delivers only the version OpenSM registered, but a transport that does
+ * not filter (ibsim's umad2sim does not) handed version 1 requests to us,
+ * and they were answered as if they were version 2.  With a policy only:
+ * without one we answer exactly as stock OpenSM.
+ */
+static bool bad_class_version(struct vf_plugin *p, void *data)
+{
+	const ib_sa_mad_t *mad = osm_madw_get_sa_mad_ptr(data);
+
+	if (mad->class_ver == VF_SA_CLASS_VERSION)
+		return false;
+	vf_log(VF_LOG_INFO, "sa: %s request of SA class version %u from LID %u refused (bad version)",
+	       ib_get_sa_attr_str(mad->attr_id), mad->class_ver,
+	       cl_ntoh16(osm_madw_get_mad_addr_ptr(data)->dest_lid));
+	osm_sa_send_error(&p->osm->sa, data, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	return true;
+}
+
 static void on_path_record(void *context, void *data)
 {
 	struct vf_plugin *p = context;
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
 
+	if (pol && bad_class_version(p, data)) {
+		vf_sa_policy_release(pol);
+		return;
+	}
 	if (!pol) {
 		p->sa.pr.cb(p->sa.pr.context, data);
 		return;
@@ -48,6 +76,10 @@ static void on_multipath_record(void *context, void *data)
 	struct vf_plugin *p = context;
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
 
+	if (pol && bad_class_version(p, data)) {
+		vf_sa_policy_release(pol);
+		return;
+	}
 	if (!pol) {
 		p->sa.mpr.cb(p->sa.mpr.context, data);
 		return;
@@ -77,11 +109,24 @@ static void on_mcmember_set(void *context, void *data)
 {
 	struct vf_plugin *p = context;
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
-	bool refused = pol && vf_sa_mcmember_refused(p, pol, data);
+	bool refused = pol && (bad_class_version(p, data) ||
+			       vf_sa_mcmember_refused(p, pol, data));
 
 	vf_sa_policy_release(pol);
 	if (!refused)
 		p->sa.mcmr_set.cb(p->sa.mcmr_set.context, data);
+}
+
+/* ServiceRecord: Set and Delete checked (sa_service.c), the rest OpenSM's */
+static void on_service_record(void *context, void *data)
+{
+	struct vf_plugin *p = context;
+	struct vf_sa_policy *pol = vf_sa_policy_get(p);
+	bool refused = pol && vf_sa_service_refused(p, data);
+
+	vf_sa_policy_release(pol);
+	if (!refused)
+		p->sa.sr.cb(p->sa.sr.context, data);
 }
 
 /* Replace the handler behind *h (a cl_disp_reg_handle_t) with cb. */
@@ -140,6 +185,13 @@ int vf_sa_install(struct vf_plugin *p)
 		vf_log(VF_LOG_WARN,
 		       "sa: MultiPathRecord stays with OpenSM's handler, which knows no virtual fabrics");
 #endif
+	/* ServiceRecord Set/Delete: on the second dispatcher when there is one */
+	if (!rc && swap_handler(sa->p_set_disp ? &sa->sr_set_disp_h :
+				&sa->sr_disp_h, set_disp,
+				OSM_MSG_MAD_SERVICE_RECORD, on_service_record,
+				p, &p->sa.sr))
+		vf_log(VF_LOG_WARN,
+		       "sa: ServiceRecord Set and Delete stay with OpenSM's handler, which checks the ServiceP_Key only when the request names it");
 	if (!rc && sa->p_set_disp)
 		p->sa.pr_set = cl_disp_register(sa->p_set_disp,
 						OSM_MSG_MAD_PATH_RECORD,

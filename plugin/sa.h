@@ -4,8 +4,10 @@
  * the vFabric policy (partition/sapolicy.h).  OpenSM registers one
  * dispatcher handler per SA attribute; create() swaps ours in for
  * PathRecord (Get/GetTable), MultiPathRecord (GetMulti) and
- * MCMemberRecord (Set/Delete, on the second dispatcher), keeping OpenSM's own, which answers whenever no vFabric
- * configuration is loaded: then every answer is stock OpenSM's.
+ * MCMemberRecord (Set/Delete, on the second dispatcher), and checks
+ * ServiceRecord Set/Delete before OpenSM's handler; OpenSM's own are kept
+ * and answer whenever no vFabric configuration is loaded: then every
+ * answer is stock OpenSM's.
  *
  * Handlers run in several dispatcher threads at once: each takes a
  * reference to the current snapshot, and OpenSM's lock shared only while
@@ -31,7 +33,7 @@ struct vf_sa {
 	pthread_mutex_t lock;		/* guards policy */
 	struct vf_sa_policy *policy;	/* NULL: OpenSM's handlers answer */
 	bool installed;
-	struct vf_sa_handler pr, mpr, mcmr_set;	/* OpenSM's own */
+	struct vf_sa_handler pr, mpr, mcmr_set, sr;	/* OpenSM's own */
 	const void *pr_set;		/* ours for PathRecord Set/Delete
 					 * (a cl_disp_reg_handle_t; OpenSM's
 					 * shutdown frees it) */
@@ -57,5 +59,9 @@ void vf_sa_multipath_record(struct vf_plugin *p,
 bool vf_sa_mcmember_refused(struct vf_plugin *p,
 			    const struct vf_sa_policy *pol,
 			    struct osm_madw *madw);
+
+/* true when a ServiceRecord Set/Delete was refused (answered); false:
+ * OpenSM's handler goes on (sa_service.c) */
+bool vf_sa_service_refused(struct vf_plugin *p, struct osm_madw *madw);
 
 #endif /* VF_SA_H */

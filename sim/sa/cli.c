@@ -6,12 +6,14 @@
  * its output is made to be parsed by tests: a status line, then one line
  * of key=value pairs per record, in a fixed order.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mad.h"
 #include "sim/sa/cli.h"
 
 static const char usage_text[] =
@@ -71,9 +73,17 @@ static const char usage_text[] =
 	"  --sm-lid LID    where to send (default: the port's SM LID)\n"
 	"  --timeout MS    per try (default 1000)   --retries N (default 2)\n"
 	"\n"
-	"fault injection (path, join, leave): the raw header fields\n"
+	"  raw --attr-id A [--method M] [--comp-mask M] [--data HEX]\n"
+	"        Any SA request: the header fields given (method default\n"
+	"        Get), HEX the bytes after the SA header (at most 200).\n"
+	"        Prints the status line, then data=HEX: the answer's bytes\n"
+	"        after its SA header, trailing zeros left out.\n"
+	"\n"
+	"fault injection (path, join, leave, mpath, raw): the raw header\n"
 	"  --comp-mask M  --method M  --attr-id A  --class-version V\n"
-	"  --attr-mod M   replace what the command would send\n"
+	"  --attr-mod M   --base-version V  --rmpp-flags F  --sm-key K\n"
+	"                 replace what the command would send\n"
+	"  --send-len N   send only the first N bytes of the MAD (1-256)\n"
 	"\n"
 	"output:\n"
 	"  status 0xNNNN NAME records N truncated 0|1 tries N\n"
@@ -140,6 +150,11 @@ static const struct option long_opts[] = {
 	{ "window", required_argument, NULL, O_WINDOW },
 	{ "sgids", required_argument, NULL, O_SGIDS },
 	{ "dgids", required_argument, NULL, O_DGIDS },
+	{ "base-version", required_argument, NULL, O_BASE_VERSION },
+	{ "rmpp-flags", required_argument, NULL, O_RMPP_FLAGS },
+	{ "sm-key", required_argument, NULL, O_SM_KEY },
+	{ "send-len", required_argument, NULL, O_SEND_LEN },
+	{ "data", required_argument, NULL, O_DATA },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -168,6 +183,7 @@ static const struct command {
 		   OPT(O_SID) | OPT(O_PKEY) | OPT(O_SL) | OPT(O_NUMB_PATH) |
 		   OPT(O_REVERSIBLE) | OPT(O_MTU) | OPT(O_RATE) |
 		   OPT(O_PKT_LIFE) },
+	{ "raw", OPTS_COMMON | OPTS_RAW | OPT(O_DATA) },
 };
 
 /* An unsigned number no larger than max (decimal or 0x hex). */
@@ -193,7 +209,9 @@ static int set_number(int opt, const char *arg, struct sa_opts *o)
 		{ O_DLID, 0xffff }, { O_PKEY, 0xffff }, { O_SL, 15 },
 		{ O_NUMB_PATH, 127 }, { O_REVERSIBLE, 1 }, { O_QKEY, 0xffffffff },
 		{ O_JOIN_STATE, 15 }, { O_TCLASS, 0xff }, { O_COUNT, 100000000 },
-		{ O_WINDOW, 256 },
+		{ O_WINDOW, 256 }, { O_BASE_VERSION, 0xff },
+		{ O_RMPP_FLAGS, 0xff }, { O_SM_KEY, ~0ull },
+		{ O_SEND_LEN, VF_MAD_SIZE },
 	};
 	unsigned long long v;
 	size_t i;
@@ -225,6 +243,10 @@ static int set_number(int opt, const char *arg, struct sa_opts *o)
 	case O_TCLASS: o->tclass = (uint8_t)v; break;
 	case O_COUNT: o->count = (unsigned long)v; break;
 	case O_WINDOW: o->window = (unsigned)v; break;
+	case O_BASE_VERSION: o->base_version = (uint8_t)v; break;
+	case O_RMPP_FLAGS: o->rmpp_flags = (uint8_t)v; break;
+	case O_SM_KEY: o->sm_key = v; break;
+	case O_SEND_LEN: o->send_len = (unsigned)v; break;
 	}
 	return 0;
 }
@@ -269,6 +291,27 @@ static int set_selector(int opt, const char *arg, uint8_t *sel,
 	return 0;
 }
 
+/* Hex digits (spaces, colons allowed between bytes) into o->data. */
+static int set_data(const char *arg, struct sa_opts *o)
+{
+	o->data_len = 0;
+	for (const char *c = arg; *c;) {
+		unsigned byte;
+
+		if (*c == ' ' || *c == ':') {
+			c++;
+			continue;
+		}
+		if (o->data_len == sizeof(o->data) ||
+		    sscanf(c, "%2x", &byte) != 1 || !isxdigit((unsigned char)c[1]))
+			return sa_bad_usage("--data takes at most %zu bytes in hex digit pairs",
+					    sizeof(o->data));
+		o->data[o->data_len++] = (uint8_t)byte;
+		c += 2;
+	}
+	return 0;
+}
+
 static int set_option(int opt, const char *arg, struct sa_opts *o)
 {
 	unsigned long long v;
@@ -285,6 +328,7 @@ static int set_option(int opt, const char *arg, struct sa_opts *o)
 	case O_PKT_LIFE: return set_selector(opt, arg, &o->life_sel,
 					     &o->life);
 	case O_DLIDS: o->dlids = arg; return 0;
+	case O_DATA: return set_data(arg, o);
 	case O_SGIDS: return set_gid_list(opt, arg, o->sgids, &o->nsgids,
 					  o->ndgids);
 	case O_DGIDS: return set_gid_list(opt, arg, o->dgids, &o->ndgids,
@@ -311,6 +355,7 @@ static int parse(int argc, char **argv, const struct command *cmd,
 	o->count = 1000;
 	o->window = 1;
 	o->class_version = VF_SA_CLASS_VERSION;
+	o->base_version = 1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "C:P:h", long_opts, NULL)) != -1) {
 		if (ch == 'h') {
@@ -341,6 +386,10 @@ static int parse(int argc, char **argv, const struct command *cmd,
 		    !given(o, O_COMP_MASK))
 			return sa_bad_usage("%s needs --mgid", cmd->name);
 	}
+	if (!strcmp(cmd->name, "raw") && !given(o, O_ATTR_ID))
+		return sa_bad_usage("raw needs --attr-id");
+	if (given(o, O_SEND_LEN) && o->send_len < 1)
+		return sa_bad_usage("--send-len must be at least 1");
 	if (o->timeout_ms < 1)
 		return sa_bad_usage("--timeout must be at least 1 ms");
 	if (given(o, O_WINDOW) && o->window < 1)
@@ -360,6 +409,9 @@ void sa_request_hdr(const struct sa_opts *o, struct vf_sa_hdr *h,
 	h->attr_mod = o->attr_mod;
 	h->comp_mask = given(o, O_COMP_MASK) ? o->comp_mask : comp_mask;
 }
+
+/* The options of this run, for what sa_ask() applies to every request. */
+static const struct sa_opts *run_opts;
 
 void sa_print_status(const struct vf_sa_hdr *h, unsigned records,
 		     bool truncated, int tries)
@@ -400,6 +452,14 @@ int sa_ask(struct vf_sa_port *p, uint8_t *mad, struct vf_sa_hdr *rh,
 	bool truncated;
 	int rc, tries;
 
+	/* byte overrides, over what the command set (mpath's RMPP flags) */
+	if (run_opts) {
+		mad[0] = run_opts->base_version;
+		if (given(run_opts, O_RMPP_FLAGS))
+			mad[26] = run_opts->rmpp_flags;
+		if (given(run_opts, O_SM_KEY))
+			vf_put64(mad + 36, run_opts->sm_key);
+	}
 	rc = vf_sa_query(p, mad, r, &tries);
 	if (rc == -ETIMEDOUT) {
 		fprintf(stderr, "vfabric-sa: no answer from the SA at LID %u after %d tries of %d ms\n",
@@ -430,7 +490,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc < 2)
-		return sa_bad_usage("which command? (path, join, leave, bench, mpath)");
+		return sa_bad_usage("which command? (path, join, leave, bench, mpath, raw)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage_text, stdout);
 		return 0;
@@ -446,14 +506,18 @@ int main(int argc, char **argv)
 	if (vf_sa_open(&port, o.ca, o.port, o.sm_lid, o.timeout_ms,
 		       o.retries) < 0)
 		return EXIT_TRANSPORT;
+	run_opts = &o;
+	port.send_len = o.send_len;
 	if (i == 0)
 		rc = cmd_path(&port, &o);
 	else if (i < 3)
 		rc = cmd_mcast(&port, &o, i == 1);
 	else if (i == 3)
 		rc = cmd_bench(&port, &o);
-	else
+	else if (i == 4)
 		rc = cmd_mpath(&port, &o);
+	else
+		rc = cmd_raw(&port, &o);
 	vf_sa_close(&port);
 	fflush(stdout);
 	return rc;

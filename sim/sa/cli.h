@@ -26,6 +26,7 @@ enum sa_opt {
 	O_NUMB_PATH, O_REVERSIBLE, O_MTU, O_RATE, O_PKT_LIFE,
 	O_MGID, O_PORT_GID, O_QKEY, O_JOIN_STATE, O_CREATE, O_TCLASS,
 	O_DLIDS, O_COUNT, O_WINDOW, O_SGIDS, O_DGIDS,
+	O_BASE_VERSION, O_RMPP_FLAGS, O_SM_KEY, O_SEND_LEN, O_DATA,
 	O_NOPTS
 };
 
@@ -33,7 +34,9 @@ enum sa_opt {
 #define OPTS_COMMON (OPT(O_CA) | OPT(O_PORT) | OPT(O_SM_LID) | \
 		     OPT(O_TIMEOUT) | OPT(O_RETRIES))
 #define OPTS_RAW (OPT(O_COMP_MASK) | OPT(O_METHOD) | OPT(O_ATTR_ID) | \
-		  OPT(O_CLASS_VERSION) | OPT(O_ATTR_MOD))
+		  OPT(O_CLASS_VERSION) | OPT(O_ATTR_MOD) | \
+		  OPT(O_BASE_VERSION) | OPT(O_RMPP_FLAGS) | OPT(O_SM_KEY) | \
+		  OPT(O_SEND_LEN))
 
 struct sa_opts {
 	uint64_t given;
@@ -46,6 +49,12 @@ struct sa_opts {
 	uint8_t method, class_version;
 	uint16_t attr_id;
 	uint32_t attr_mod;
+	uint8_t base_version, rmpp_flags;
+	uint64_t sm_key;
+	unsigned send_len;		/* bytes sent, 0: the whole MAD */
+	/* raw: the payload after the SA header */
+	uint8_t data[VF_SA_DATA_SIZE];
+	size_t data_len;
 	/* PathRecord and MCMemberRecord fields */
 	uint16_t slid, dlid, pkey;
 	uint8_t sgid[16], dgid[16], mgid[16], port_gid[16];
@@ -72,7 +81,10 @@ static inline bool given(const struct sa_opts *o, enum sa_opt which)
 int sa_bad_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* The header of a request, raw overrides applied. */
+/*
+ * The header of a request, raw overrides applied; sa_ask() applies the
+ * base version, RMPP flags and SM_Key (bytes), main() the send length.
+ */
 void sa_request_hdr(const struct sa_opts *o, struct vf_sa_hdr *h,
 		    uint32_t tid, uint8_t method, uint16_t attr,
 		    uint64_t comp_mask);
@@ -94,5 +106,6 @@ int cmd_path(struct vf_sa_port *p, const struct sa_opts *o);
 int cmd_mpath(struct vf_sa_port *p, const struct sa_opts *o);
 int cmd_mcast(struct vf_sa_port *p, const struct sa_opts *o, bool join);
 int cmd_bench(struct vf_sa_port *p, const struct sa_opts *o);
+int cmd_raw(struct vf_sa_port *p, const struct sa_opts *o);
 
 #endif

@@ -33,7 +33,7 @@ void vf_sa_hdr_encode(uint8_t *mad, const struct vf_sa_hdr *h)
 	mad[27] = h->rmpp_status;
 	vf_put32(mad + 28, h->rmpp_seg);
 	vf_put32(mad + 32, h->rmpp_paylen);
-	/* 36..43 SM_Key: 0, as a client without the key must send */
+	vf_put64(mad + 36, h->sm_key);
 	vf_put16(mad + 44, h->attr_offset);
 	vf_put64(mad + 48, h->comp_mask);
 }
@@ -52,6 +52,7 @@ void vf_sa_hdr_decode(const uint8_t *mad, struct vf_sa_hdr *h)
 	h->rmpp_status = mad[27];
 	h->rmpp_seg = vf_get32(mad + 28);
 	h->rmpp_paylen = vf_get32(mad + 32);
+	h->sm_key = vf_get64(mad + 36);
 	h->attr_offset = vf_get16(mad + 44);
 	h->comp_mask = vf_get64(mad + 48);
 }

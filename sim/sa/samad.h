@@ -130,6 +130,8 @@ struct vf_sa_hdr {
 	uint32_t attr_mod;
 	uint8_t rmpp_version, rmpp_type, rmpp_flags, rmpp_status;
 	uint32_t rmpp_seg, rmpp_paylen;
+	uint64_t sm_key;		/* 0 unless injected: a client has
+					 * no SM_Key to send */
 	uint16_t attr_offset;		/* in 8-byte words */
 	uint64_t comp_mask;
 };

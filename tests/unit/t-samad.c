@@ -45,6 +45,7 @@ static int same_hdr(const struct vf_sa_hdr *a, const struct vf_sa_hdr *b)
 	       a->rmpp_status == b->rmpp_status &&
 	       a->rmpp_seg == b->rmpp_seg &&
 	       a->rmpp_paylen == b->rmpp_paylen &&
+	       a->sm_key == b->sm_key &&
 	       a->attr_offset == b->attr_offset &&
 	       a->comp_mask == b->comp_mask;
 }
@@ -78,6 +79,12 @@ static void test_header(void)
 	OK(bytes_are(mad + 56, "0000000000000000"), "data zeroed from 56");
 	vf_sa_hdr_decode(mad, &d);
 	OK(same_hdr(&h, &d), "header decodes to what was encoded");
+	h.sm_key = 0x0102030405060708ull;	/* injected by tests only */
+	vf_sa_request(mad, &h);
+	OK(bytes_are(mad + 36, "0102030405060708 0008"),
+	   "an injected SM_Key goes to 36");
+	vf_sa_hdr_decode(mad, &d);
+	OK(d.sm_key == h.sm_key, "and decodes");
 }
 
 static const struct vf_path_rec sample_pr = {
