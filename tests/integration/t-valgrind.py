@@ -86,6 +86,9 @@ def main():
                          valgrind=["valgrind", "--leak-check=full",
                                    "--show-leak-kinds=all",
                                    "--num-callers=40",
+                                   # OpenSM dlclose()s the plugin before
+                                   # the leak check: keep its symbols
+                                   "--keep-debuginfo=yes",
                                    f"--log-file={vg_log}"])
         sim.wait_subnet_up(timeout=600)
         sa_queries(tap, sim)
