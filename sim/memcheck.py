@@ -15,12 +15,13 @@ The mode comes from the environment, so every test runs unchanged in it:
   VF_TIMEOUT_SCALE=F     every harness wait is F times longer (default 10
                          under valgrind, 2 under asan, else 1).
 
-A finding is "ours" when any frame of its record (the faulting access,
-the allocation or free stacks of an ASan error, the allocation stack of a
-leak) is in our code: libvfabric.so, one of our tools, or a source file
-of plugin/, routing/, partition/, vnic/, common/ or sim/.  Every other
-finding lies entirely in stock OpenSM, its libraries, umad2sim, libxml2
-or libc: the harness lists and counts those, it cannot fix them.
+Our code: libvfabric.so, our tools, the sources of plugin/, routing/,
+partition/, vnic/, common/ and sim/.  A leak is ours when any frame of its
+allocation stack is (but for the bind object osm_vendor_bind() keeps); an
+error when the frame that made the access, or allocated or freed the
+memory, is (Record.first_ours()).  Every other finding lies in stock
+OpenSM, its libraries, umad2sim or libc: the harness lists and counts
+those, it cannot fix them.  docs/testing.md says the same for users.
 """
 
 import glob
@@ -34,8 +35,6 @@ OUR_DIRS = ("plugin", "routing", "partition", "vnic", "common", "sim")
 OUR_OBJECTS = ("libvfabric.so", "libvfabric-badversion.so",
                "/sim/vfabric", "/sim/vfabric-sa", "/sim/vfabric-em",
                "/sim/ar-agent", "/sim/vnic-endpoint")
-# why: a stock OpenSM frame is built without frame pointers, and ASan's
-# fast unwinder can then make up frames; the slow one is exact
 _ASAN_COMMON = ("detect_leaks=1:halt_on_error=0:abort_on_error=1:"
                 "exitcode=0:fast_unwind_on_malloc=0:"
                 "malloc_context_size=40:print_summary=1")
@@ -46,6 +45,10 @@ _ASAN_COMMON = ("detect_leaks=1:halt_on_error=0:abort_on_error=1:"
 # there still aborts (abort_on_error), as does any UBSan finding.
 # exitcode=0: a leak report does not change the exit status (tests check
 # OpenSM's own rc); the harness reads the report files instead.
+# fast_unwind_on_malloc=0: stock OpenSM is built without frame pointers,
+# where ASan's fast unwinder can make up frames; the slow one is exact.
+# (UBSan's log_path is ignored by GCC's libubsan once the ASan runtime is
+# loaded: its reports then go to stderr, which the harness reads too.)
 _UBSAN = "print_stacktrace=1:halt_on_error=1:abort_on_error=1"
 # --keep-debuginfo: OpenSM dlclose()s the plugin before the leak check
 VALGRIND_ARGS = ["--leak-check=full", "--show-leak-kinds=definite,indirect",

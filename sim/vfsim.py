@@ -568,12 +568,9 @@ class Sim:
                     f"{ours[0].first_ours()}")
             diag = "\n\n".join(memcheck.describe(r) for r in ours[:3])
         self._tap_ok(active and not ours, msg, diag)
-        count = lambda rs, k: sum(1 for r in rs if r.kind == k)
+        note = " (SIGKILL: no leak check)" if killed else ""
         Tap.diag(f"memcheck: {osm.name} {osm.check} rc "
-                 f"{osm.popen.returncode}{' (SIGKILL: no leak check)' if killed else ''}"
-                 f" ours_errors {count(ours, 'error')} ours_leaks "
-                 f"{count(ours, 'leak')} stock_errors {count(stock, 'error')}"
-                 f" stock_leaks {count(stock, 'leak')}")
+                 f"{osm.popen.returncode}{note} {_counts(ours, stock)}")
         if stock:
             Tap.diag(f"{what}: {len(stock)} findings entirely outside our "
                      "code (stock OpenSM, umad2sim, libc; not failures):\n"
@@ -614,7 +611,8 @@ class Sim:
         try:
             res = subprocess.run([prog] + list(argv[1:]), cwd=cwd,
                                  env=env, capture_output=True,
-                                 timeout=scaled(timeout), preexec_fn=_pdeathsig,
+                                 timeout=scaled(timeout),
+                                 preexec_fn=_pdeathsig,
                                  stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired as e:
             raise SimError(f"{argv[0]} timed out after {scaled(timeout)}s"
@@ -799,6 +797,15 @@ def _remove_tool_reports():
         shutil.rmtree(path, ignore_errors=True)
 
 
+def _counts(ours, stock):
+    """The '# memcheck:' counts, for the suites' totals."""
+    def count(recs, kind):
+        return sum(1 for r in recs if r.kind == kind)
+    return (f"ours_errors {count(ours, 'error')} ours_leaks "
+            f"{count(ours, 'leak')} stock_errors {count(stock, 'error')} "
+            f"stock_leaks {count(stock, 'leak')}")
+
+
 def _check_tool_reports(tap):
     """A test point: no report of a process this test started (outside
     OpenSM) has a frame in our code."""
@@ -816,10 +823,7 @@ def _check_tool_reports(tap):
                 f"{ours[0].first_ours()}")
     tap.ok(not ours, msg,
            "\n\n".join(memcheck.describe(r) for r in ours[:3]))
-    count = lambda rs, k: sum(1 for r in rs if r.kind == k)
-    Tap.diag(f"memcheck: tools asan ours_errors {count(ours, 'error')} "
-             f"ours_leaks {count(ours, 'leak')} stock_errors "
-             f"{count(stock, 'error')} stock_leaks {count(stock, 'leak')}")
+    Tap.diag(f"memcheck: tools asan {_counts(ours, stock)}")
     if stock:
         Tap.diag(f"tools: {len(stock)} findings entirely outside our code "
                  "(not failures):\n" + memcheck.stock_summary(stock))
