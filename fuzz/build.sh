@@ -17,8 +17,8 @@ mkdir -p "$out/obj" || exit 1
 
 # libFuzzer usable? (Debian: clang and libclang-rt-14-dev)
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)\n{ return 0; }\n' \
-	>"$out/probe.c"
-if ! "$cc" -fsanitize=fuzzer,address "$out/probe.c" -o "$out/probe" \
+	>"$out/probe.src"
+if ! "$cc" -fsanitize=fuzzer,address -x c "$out/probe.src" -o "$out/probe" \
 	>/dev/null 2>&1; then
 	echo "build.sh: $cc cannot link -fsanitize=fuzzer (apt-get install clang libclang-rt-14-dev)"
 	exit 77

@@ -66,26 +66,26 @@ static const char config_xml[] =
 	"<DeviceGroup><Name>Admin</Name><NodeDesc>adm*</NodeDesc>"
 	"<IncludeGroup>Self</IncludeGroup></DeviceGroup>"
 	"</DeviceGroups><VirtualFabrics>"
-	"<VirtualFabric><Name>Compute_A</Name><Security>1</Security>"
+	"<VirtualFabric><Name>Compute_A</Name><Enable>1</Enable><Security>1</Security>"
 	"<Member>Compute_A</Member><Application>Compute</Application>"
 	"<QOS>1</QOS><Bandwidth>40%</Bandwidth><MaxMTU>2048</MaxMTU>"
 	"<PktLifeTimeMult>4</PktLifeTimeMult></VirtualFabric>"
-	"<VirtualFabric><Name>Compute_B</Name><Security>1</Security>"
+	"<VirtualFabric><Name>Compute_B</Name><Enable>1</Enable><Security>1</Security>"
 	"<Member>Compute_B</Member><Application>Compute</Application>"
 	"<QOS>1</QOS><Bandwidth>40%</Bandwidth><MaxRate>10g</MaxRate>"
 	"</VirtualFabric>"
-	"<VirtualFabric><Name>Services</Name><Security>1</Security>"
+	"<VirtualFabric><Name>Services</Name><Enable>1</Enable><Security>1</Security>"
 	"<Member>Storage</Member><Member>Admin</Member>"
 	"<LimitedMember>Compute_A</LimitedMember>"
 	"<LimitedMember>Compute_B</LimitedMember>"
 	"<Application>Storage</Application><Application>AllOthers</Application>"
 	"</VirtualFabric>"
-	"<VirtualFabric><Name>Spare</Name><Standby>1</Standby>"
+	"<VirtualFabric><Name>Spare</Name><Enable>1</Enable><Standby>1</Standby>"
 	"<Member>Storage</Member><Application>Storage</Application>"
 	"</VirtualFabric>"
 	"</VirtualFabrics></Common></Config>\n";
 
-#define SM_GUID 0x0002c90300000040ull	/* adm01 */
+#define SM_GUID 0x0002c90300000041ull	/* adm01's port */
 
 static osm_opensm_t osm;
 static cl_plock_t lock;
@@ -228,6 +228,17 @@ static void setup(void)
 	    vf_route_shortestpath(g, &ro, &t))
 		abort();
 	vf_fuzz_subnet_program(&osm, g, &t, &plan);
+	if (getenv("VF_FUZZ_VERBOSE"))
+		for (unsigned i = 0; i < d.n; i++)
+			fprintf(stderr, "sa: config: %s\n", d.v[i].text);
+	if (getenv("VF_FUZZ_VERBOSE"))
+		for (unsigned i = 0; i < g->num_nodes; i++)
+			fprintf(stderr, "sa: node %s\n", vf_node_desc(g, &g->nodes[i]));
+	if (getenv("VF_FUZZ_VERBOSE"))
+		for (unsigned i = 0; i < plan.num_parts; i++)
+			fprintf(stderr, "sa: partition %s 0x%04x: %u members\n",
+				plan.parts[i].name, plan.parts[i].pkey,
+				plan.parts[i].num_members);
 	for (unsigned i = 0; i < 4; i++) {
 		policy[i] = vf_sa_policy_build(c, &plan, g, g->ports[sm].node,
 					       (enum vf_path_selection)i);
@@ -244,6 +255,30 @@ static void setup(void)
 	vf_options_default(&plugin.opts);
 	plugin.sa.pr.cb = to_opensm;
 	plugin.sa.mcmr_set.cb = to_opensm;
+}
+
+/* VF_FUZZ_VERBOSE: the subnet as built, to see what requests can reach. */
+static void dump(void)
+{
+	const cl_qmap_t *t = &osm.subn.port_guid_tbl;
+
+	for (const cl_map_item_t *i = cl_qmap_head(t); i != cl_qmap_end(t);
+	     i = cl_qmap_next(i)) {
+		const osm_port_t *p = (const osm_port_t *)i;
+		const osm_pkey_tbl_t *k = osm_physp_get_pkey_tbl(p->p_physp);
+		uint16_t lo, hi;
+
+		osm_port_get_lid_range_ho(p, &lo, &hi);
+		fprintf(stderr, "sa: port 0x%016llx LIDs %u-%u row %lld P_Keys",
+			(unsigned long long)cl_ntoh64(p->guid), lo, hi,
+			(long long)vf_sa_policy_row(policy[0],
+						    cl_ntoh64(p->guid)));
+		for (cl_map_iterator_t e = cl_map_head(&k->keys);
+		     e != cl_map_end(&k->keys); e = cl_map_next(e))
+			fprintf(stderr, " 0x%04x",
+				cl_ntoh16(*(const ib_net16_t *)cl_map_obj(e)));
+		fputc('\n', stderr);
+	}
 }
 
 /* An IPoIB broadcast group of Compute_A's P_Key: joins are checked. */
@@ -295,7 +330,7 @@ static void path_record(const struct vf_sa_policy *pol, osm_madw_t *madw)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static bool ready;
+	static bool ready, verbose;
 	/* MAD_BLOCK_SIZE bytes, aligned as OpenSM's MAD pool gives them */
 	static uint64_t buf[MAD_BLOCK_SIZE / 8];
 	uint8_t *raw = (uint8_t *)buf;
@@ -305,8 +340,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 
 	if (!ready) {
+		verbose = getenv("VF_FUZZ_VERBOSE") != NULL;
 		setup();
 		add_group();
+		if (verbose)
+			dump();
 		ready = true;
 	}
 	if (size < 3)
@@ -344,6 +382,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	default:
 		return 0;	/* not an attribute the plugin handles */
 	}
+	if (verbose)
+		fprintf(stderr, "sa: attr 0x%04x method 0x%02x: %s 0x%04x, %u records%s\n",
+			cl_ntoh16(mad->attr_id), mad->method,
+			out.errors ? "error" : "status", cl_ntoh16(out.status),
+			out.records, out.to_opensm ? ", to OpenSM" : "");
 	VF_FUZZ_CHECK(out.errors + out.responses + out.to_opensm == 1,
 		      "%u errors, %u responses, %u to OpenSM for one request",
 		      out.errors, out.responses, out.to_opensm);

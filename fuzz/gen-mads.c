@@ -289,24 +289,32 @@ static void sa_seeds(void)
 		sa_put("mpr-getmulti", 2, lids[0], 0x14, 0x3A,
 		       1u << 19 | 1u << 20, mp, sizeof(mp));
 	}
-	for (unsigned i = 0; i < 3; i++) {	/* MCMemberRecord joins */
+	/*
+	 * MCMemberRecord joins of the IPoIB group fuzz-sa.c creates
+	 * (Compute_A's P_Key, 0xbf49 as assigned from the VF's name): by a
+	 * member, by a port of another tenant; and a create on Compute_B's.
+	 */
+	for (unsigned i = 0; i < 3; i++) {
+		static const uint16_t pkeys[] = { 0xbf49, 0xbf49, 0xb9b6 };
+		static const unsigned who[] = { 0, 5, 5 };
 		uint8_t mc[52] = { 0 };
 
 		mc[0] = 0xff;
 		mc[1] = 0x12;
 		mc[2] = 0x40;
 		mc[3] = 0x1b;
-		mc[4] = 0x80;
-		mc[5] = (uint8_t)(1 + i);
+		vf_put16(mc + 4, pkeys[i]);
 		memset(mc + 12, 0xff, 4);
 		vf_put64(mc + 16, 0xfe80000000000000ull);
-		vf_put64(mc + 24, gids[i * 3 % n]);
-		vf_put16(mc + 40, 0x8001 + i);	/* P_Key */
+		vf_put64(mc + 24, gids[who[i] % n]);
+		vf_put16(mc + 40, pkeys[i]);	/* P_Key */
+		mc[38] = 2 << 6 | 4;	/* MTU 2048 */
+		mc[42] = 2 << 6 | 3;	/* 10 Gb/s */
 		mc[48] = 2 << 4 | 1;	/* scope link-local, full member */
 		snprintf(name, sizeof(name), "mcmr-join-%u", i);
-		sa_put(name, 0, lids[i * 3 % n], 0x02, 0x38,
-		       1u << 0 | 1u << 1 | 1u << 7 | 1u << 16, mc,
-		       sizeof(mc));
+		sa_put(name, 0, lids[who[i] % n], 0x02, 0x38,
+		       1u << 0 | 1u << 1 | 1u << 5 | 1u << 7 | 1u << 9 |
+		       1u << 16, mc, sizeof(mc));
 	}
 }
 
