@@ -7,8 +7,9 @@
  * - every decoder the Ethernet Manager (plugin/em.c) runs on replies and
  *   traps gets each of those MADs as a reply of that length.
  * The agent's reply is a GetResp of full size echoing the TID, or none;
- * a refused request changes nothing in the agent.
+ * a refused request changes nothing in the agent (but its scratch space).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,6 +73,20 @@ static void decode_as_reply(const uint8_t *mad, size_t len)
 
 static struct vf_ema_agent agent, before;
 
+/* Where a and b differ, outside the agent's scratch space; n if nowhere. */
+static size_t first_difference(const struct vf_ema_agent *a,
+			       const struct vf_ema_agent *b)
+{
+	size_t lo = offsetof(struct vf_ema_agent, scratch);
+	size_t hi = lo + sizeof(a->scratch), n = sizeof(*a);
+
+	for (size_t i = 0; i < n; i++)
+		if ((i < lo || i >= hi) &&
+		    ((const uint8_t *)a)[i] != ((const uint8_t *)b)[i])
+			return i;
+	return n;
+}
+
 static void answer(const uint8_t *req, size_t len)
 {
 	uint8_t *copy = malloc(len ? len : 1), reply[VF_EMA_MAD_SIZE + 8];
@@ -102,10 +117,14 @@ static void answer(const uint8_t *req, size_t len)
 		VF_FUZZ_CHECK(known_status(st), "reply status 0x%04x", st);
 		VF_FUZZ_CHECK(st || !vf_ema_get_hdr(copy, len, &rq),
 			      "a MAD that is not ours answered OK");
-		if (st)
-			VF_FUZZ_CHECK(!memcmp(&agent, &before, sizeof(agent)),
-				      "a refused request (status 0x%04x) changed the agent",
-				      st);
+		if (st) {
+			size_t at = first_difference(&agent, &before);
+
+			VF_FUZZ_CHECK(at == sizeof(agent),
+				      "a refused request (attr 0x%04x, status 0x%04x) changed the agent at byte %zu",
+				      (unsigned)(copy[16] << 8 | copy[17]), st,
+				      at);
+		}
 		vf_ema_get_hdr(reply, n, &rp);
 		decode_as_reply(reply, n);
 	}

@@ -19,6 +19,7 @@ opensm=${OPENSM:-/usr/sbin/opensm}
 [ "$opensm" = no ] && opensm=/usr/sbin/opensm
 n=0
 fail=0
+mkdir -p "$build/fuzz"
 
 files() {
 	find "$1" -maxdepth 1 -type f ! -name '.*' 2>/dev/null | wc -l
