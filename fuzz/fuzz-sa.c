@@ -30,6 +30,7 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_sa.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +181,9 @@ void osm_sa_respond(osm_sa_t *sa, osm_madw_t *madw, size_t attr_size,
 	VF_FUZZ_CHECK(attr_size == sizeof(ib_path_rec_t),
 		      "records of %zu bytes", attr_size);
 	while ((i = cl_qlist_remove_head(list)) != cl_qlist_end(list)) {
-		check_path(&((osm_sa_item_t *)i)->resp.path_rec);
+		/* items are SA_ITEM_RESP_SIZE(path_rec) bytes: by offset */
+		check_path((const ib_path_rec_t *)((const char *)i +
+				offsetof(osm_sa_item_t, resp.path_rec)));
 		out.records++;
 		free(i);
 	}
