@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -904,18 +905,24 @@ int vf_xml_load(const char *path, struct vf_config *c, struct vf_diag *d)
 	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	if (!doc) {
+		/*
+		 * -errno only when the file cannot be read; a file that is not
+		 * XML is an error in d like any other, so vf_config_load()
+		 * returns 1 for it as documented (found by fuzz/fuzz-xmlconf).
+		 */
+		rc = access(path, R_OK) ? -errno : 0;
 		vf_diag_add(d, VF_DIAG_ERROR, &at, "cannot be read as XML");
-		return -EINVAL;
+		return rc;
 	}
 	root = xmlDocGetRootElement(doc);
 	if (doc->intSubset || doc->extSubset) {
 		vf_diag_add(d, VF_DIAG_ERROR, &at,
 			    "a DOCTYPE (DTD or entities) is not allowed in a vFabric configuration");
-		rc = -EINVAL;
+		rc = 0;		/* the error is in d */
 	} else if (!root || !is(root, "Config")) {
 		vf_diag_add(d, VF_DIAG_ERROR, &at,
 			    "the root element must be <Config> (as in opafm.xml)");
-		rc = -EINVAL;
+		rc = 0;
 	} else {
 		rc = load_config(&x, root);
 		if (!rc)

@@ -42,6 +42,7 @@
 #include <opensm/osm_sa.h>
 #include <opensm/osm_switch.h>
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,6 +244,25 @@ static bool selectors_met(const struct pr_req *r, uint8_t *mtu, uint8_t *rate,
 
 /* --- records --- */
 
+/*
+ * An answer's items are OpenSM's SA_ITEM_RESP_SIZE(path_rec) bytes, what
+ * osm_sa_respond() expects, less than sizeof(osm_sa_item_t) (a union of
+ * every record): reaching a field through an osm_sa_item_t pointer is
+ * then undefined (UBSan, found by fuzz/fuzz-sa), so the list item and the
+ * record are reached by their offsets.
+ */
+static ib_path_rec_t *item_path_rec(void *item)
+{
+	return (ib_path_rec_t *)((char *)item +
+				 offsetof(osm_sa_item_t, resp.path_rec));
+}
+
+static cl_list_item_t *item_list(void *item)
+{
+	return (cl_list_item_t *)((char *)item +
+				  offsetof(osm_sa_item_t, list_item));
+}
+
 static uint8_t lifetime(const struct pr_req *r, const struct path_parms *pp,
 			unsigned vf_exp, bool loopback)
 {
@@ -288,7 +308,7 @@ static osm_sa_item_t *record(const struct pr_req *r, const osm_port_t *src,
 	item = calloc(1, SA_ITEM_RESP_SIZE(path_rec));
 	if (!item)
 		return NULL;
-	out = &item->resp.path_rec;
+	out = item_path_rec(item);
 	if (r->comp & PR_SID)
 		out->service_id = r->pr->service_id;
 	out->sgid = *sgid;
@@ -314,7 +334,7 @@ static osm_sa_item_t *record(const struct pr_req *r, const osm_port_t *src,
 
 static void add(struct pr_req *r, osm_sa_item_t *item)
 {
-	cl_qlist_insert_tail(&r->list, &item->list_item);
+	cl_qlist_insert_tail(&r->list, item_list(item));
 	r->count++;
 	if ((r->get && r->count > 1) || r->count >= r->max_records)
 		r->full = true;
@@ -540,8 +560,7 @@ static void log_answer(const struct pr_req *r, uint16_t requester_lid)
 	for (const cl_list_item_t *i = cl_qlist_head(&r->list);
 	     i != cl_qlist_end(&r->list) && n < LOG_RECORDS;
 	     i = cl_qlist_next(i), n++) {
-		const ib_path_rec_t *pr =
-			&((const osm_sa_item_t *)i)->resp.path_rec;
+		const ib_path_rec_t *pr = item_path_rec((void *)i);
 
 		len += (size_t)snprintf(line + len, sizeof(line) - len,
 				" %u>%u/0x%04x/%u", cl_ntoh16(pr->slid),

@@ -711,7 +711,7 @@ static int parse_port_opts(struct parser *p, char *s, struct pstate *ps,
 {
 	while (*(s = skip_ws(s))) {
 		char *eq = strchr(s, '='), *end = s + strcspn(s, " \t");
-		const char *v = eq + 1;
+		const char *v;
 		uint64_t val;
 		uint8_t *dst;
 		unsigned lo = 1, hi;
@@ -719,6 +719,7 @@ static int parse_port_opts(struct parser *p, char *s, struct pstate *ps,
 		if (!eq || eq > end)
 			return perr(p, "%s: unexpected text \"%.*s\"", where,
 				    (int)(end - s), s);
+		v = eq + 1;	/* only now: NULL + 1 is undefined (UBSan) */
 		if (eq - s == 1 && *s == 'w') {
 			dst = &ps->wen;
 			hi = 31;

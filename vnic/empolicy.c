@@ -132,7 +132,11 @@ static int add_vesw(const struct vf_config *c, const struct vf_fabric *f,
 			return -ENOMEM;
 	}
 	w->count = p->num_members - w->first;
-	qsort(p->members + w->first, w->count, sizeof(*p->members), cmp_guid);
+	/* no member yet: members may be NULL, and NULL + 0 is undefined
+	 * (UBSan, found by fuzz/fuzz-xmlconf) */
+	if (w->count)
+		qsort(p->members + w->first, w->count, sizeof(*p->members),
+		      cmp_guid);
 	p->num_vesws++;
 	if (!w->count)
 		vf_diag_add(d, VF_DIAG_WARN, &s->at,

@@ -2,17 +2,22 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 # Layout rules from DESIGN.md, checked on every source file:
 #  1. only plugin/ includes OpenSM headers (opensm/, complib/, iba/,
-#     vendor/): common/, routing/, partition/, vnic/, sim/ and tests/
-#     build and run without OpenSM;
-#  2. in plugin/, <opensm/osm_config.h> comes before any other OpenSM header
-#     (it changes struct layouts: without it the ABI breaks silently).
+#     vendor/): common/, routing/, partition/, vnic/, sim/, tests/ and
+#     fuzz/ build and run without OpenSM -- except the SA fuzz target's
+#     files fuzz/fuzz-sa.c and fuzz/sa-*.c, which drive the plugin's SA
+#     handlers with OpenSM's own subnet code;
+#  2. in plugin/ and those fuzz files, <opensm/osm_config.h> comes before
+#     any other OpenSM header (it changes struct layouts: without it the
+#     ABI breaks silently).
 top=${top_srcdir:-.}
 cd "$top" || exit 1
 n=0
 fail=0
 osm='^#include <(opensm|complib|iba|vendor)/'
-for f in $(find common routing partition vnic sim tests -name '*.[ch]' \
+sa_fuzz='fuzz/fuzz-sa.c fuzz/sa-opensm.c fuzz/sa-subnet.c'
+for f in $(find common routing partition vnic sim tests fuzz -name '*.[ch]' \
 	   2>/dev/null | sort); do
+	case " $sa_fuzz " in *" $f "*) continue ;; esac
 	n=$((n + 1))
 	if grep -Eq "$osm" "$f"; then
 		echo "not ok $n - $f includes no OpenSM header"
@@ -22,7 +27,7 @@ for f in $(find common routing partition vnic sim tests -name '*.[ch]' \
 		echo "ok $n - $f includes no OpenSM header"
 	fi
 done
-for f in $(find plugin -name '*.c' | sort); do
+for f in $(find plugin -name '*.c' | sort) $sa_fuzz; do
 	first=$(grep -Em1 "$osm" "$f")
 	n=$((n + 1))
 	case $first in

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * OpenSM's event_plugin_options line (plugin/options.c), parsed on top of
+ * the defaults and then again on top of itself (a SIGHUP re-read).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz/fuzz.h"
+#include "plugin/options.h"
+
+static void check(const struct vf_options *o)
+{
+	VF_FUZZ_CHECK(o->num_order_names <= VF_DG_MAX_ORDER &&
+		      o->num_routing_order <= o->num_order_names,
+		      "routing order %u names, %u resolved",
+		      o->num_order_names, o->num_routing_order);
+	for (unsigned i = 0; i < o->num_dgs; i++) {
+		const struct vf_guid_list *g = &o->dgs[i].guids;
+
+		VF_FUZZ_CHECK(o->dgs[i].name && *o->dgs[i].name,
+			      "device group %u has no name", i);
+		for (unsigned j = 1; j < g->count; j++)
+			VF_FUZZ_CHECK(g->guids[j - 1] <= g->guids[j],
+				      "dg_%s GUIDs not sorted", o->dgs[i].name);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = vf_fuzz_string(data, size);
+	struct vf_options o;
+
+	vf_log_set_level(VF_LOG_ERROR);
+	vf_log_set_sink(NULL, NULL);
+	vf_options_default(&o);
+	vf_options_parse(&o, text);
+	check(&o);
+	vf_options_parse(&o, text);
+	check(&o);
+	vf_options_free(&o);
+	free(text);
+	return 0;
+}
