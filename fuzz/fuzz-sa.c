@@ -12,7 +12,7 @@
  * bytes 1-2 the requester's LID (big-endian), the rest is the SA MAD
  * (zero-padded to 256 bytes).  It goes where OpenSM's dispatcher sends
  * it, by attribute: PathRecord Get/GetTable, MultiPathRecord, or
- * MCMemberRecord Set/Delete/Get.
+ * MCMemberRecord Set/Delete/Get, ServiceRecord (Set and Delete checked).
  *
  * osm_sa_send_error() and osm_sa_respond() are defined here, so the
  * handlers' calls come to us: every request gets exactly one outcome (an
@@ -381,6 +381,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			VF_FUZZ_CHECK(out.errors == 1 && out.status ==
 				      IB_SA_MAD_STATUS_REQ_INVALID,
 				      "a refused join without REQ_INVALID");
+		break;
+	case IB_MAD_ATTR_SERVICE_RECORD:
+		if (!vf_sa_service_refused(&plugin, &madw))
+			to_opensm(NULL, &madw);
+		else
+			VF_FUZZ_CHECK(out.errors == 1 && out.status ==
+				      IB_SA_MAD_STATUS_REQ_INVALID &&
+				      (mad->method == IB_MAD_METHOD_SET ||
+				       mad->method == IB_MAD_METHOD_DELETE),
+				      "a refused ServiceRecord request without REQ_INVALID, or not a Set/Delete");
 		break;
 	default:
 		return 0;	/* not an attribute the plugin handles */

@@ -316,6 +316,27 @@ static void sa_seeds(void)
 		       1u << 0 | 1u << 1 | 1u << 5 | 1u << 7 | 1u << 9 |
 		       1u << 16, mc, sizeof(mc));
 	}
+	/*
+	 * ServiceRecord Set and Delete (sa_service.c): a port registering
+	 * for itself in Compute_A, a port of another tenant deleting it
+	 * without the P_Key bit, and one registering for another's GID.
+	 */
+	for (unsigned i = 0; i < 3; i++) {
+		static const unsigned who[] = { 0, 5, 5 };
+		static const uint8_t method[] = { 0x02, 0x15, 0x02 };
+		static const uint64_t comp[] = { 7, 3, 3 };
+		uint8_t sr[176] = { 0 };
+
+		vf_put64(sr, 0x1122334455667788ull);	/* ServiceID */
+		vf_put64(sr + 8, 0xfe80000000000000ull);
+		vf_put64(sr + 16, gids[0]);		/* ServiceGID */
+		vf_put16(sr + 24, 0xbf49 | 0x8000);	/* ServiceP_Key */
+		memset(sr + 28, 0xff, 4);		/* lease: forever */
+		memcpy(sr + 48, "vfsec", 5);		/* ServiceName */
+		snprintf(name, sizeof(name), "sr-%u", i);
+		sa_put(name, 0, lids[who[i] % n], method[i], 0x31, comp[i],
+		       sr, sizeof(sr));
+	}
 }
 
 int main(int argc, char **argv)

@@ -139,6 +139,8 @@ INTO_OPENSM(osm_port_t *, osm_get_port_by_alias_guid,
 INTO_OPENSM(boolean_t, osm_port_share_pkey,
 	    (osm_log_t *l, const osm_port_t *a, const osm_port_t *b,
 	     boolean_t both), (l, a, b, both))
+INTO_OPENSM(boolean_t, osm_physp_has_pkey,
+	    (osm_log_t *l, ib_net16_t k, const struct osm_physp *p), (l, k, p))
 INTO_OPENSM(struct osm_port *, osm_get_port_by_lid_ho,
 	    (osm_subn_t const *s, uint16_t lid), (s, lid))
 INTO_OPENSM(void, osm_port_get_lid_range_ho,
