@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * The last NodeDescription seen for each node GUID.  OpenSM asks a node
+ * for its description only when it first finds it; if that one MAD is
+ * lost (a port dropping MADs, a link flapping), the node stays
+ * "<unknown>" until a light sweep asks again, and a heavy sweep in
+ * between would resolve DeviceGroups by NodeDesc without it: the host
+ * would lose every partition but the default one until the next heavy
+ * sweep, which may never come.  So the fabric model takes the last known
+ * description of that GUID instead.  Several threads build models (the
+ * sweeper, the EM): one lock.
+ */
+#include <opensm/osm_config.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/plugin.h"
+
+struct vf_node_descs {
+	pthread_mutex_t lock;
+	struct vf_node_desc *v;		/* sorted by GUID */
+	size_t n;
+};
+
+static int cmp_desc(const void *a, const void *b)
+{
+	const struct vf_node_desc *x = a, *y = b;
+
+	return x->guid < y->guid ? -1 : x->guid > y->guid;
+}
+
+struct vf_node_descs *vf_node_descs_create(void)
+{
+	struct vf_node_descs *d = calloc(1, sizeof(*d));
+
+	if (d)
+		pthread_mutex_init(&d->lock, NULL);
+	return d;
+}
+
+void vf_node_descs_destroy(struct vf_node_descs *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_destroy(&d->lock);
+	free(d->v);
+	free(d);
+}
+
+bool vf_node_descs_lookup(struct vf_node_descs *d, uint64_t guid,
+			  char out[VF_DESC_LEN + 1])
+{
+	struct vf_node_desc key = { .guid = guid }, *hit;
+
+	if (!d)
+		return false;
+	pthread_mutex_lock(&d->lock);
+	hit = d->n ? bsearch(&key, d->v, d->n, sizeof(*d->v), cmp_desc) :
+		     NULL;
+	if (hit)
+		memcpy(out, hit->desc, VF_DESC_LEN + 1);
+	pthread_mutex_unlock(&d->lock);
+	return hit;
+}
+
+/*
+ * Remember seen[0..n) (replacing older descriptions of those GUIDs) and
+ * keep what is remembered of GUIDs not seen now (a switch removed comes
+ * back with the same GUID).  Takes seen over (sorts it, frees it).
+ */
+void vf_node_descs_remember(struct vf_node_descs *d, struct vf_node_desc *seen,
+			    size_t n)
+{
+	struct vf_node_desc *v;
+	size_t k = n;
+
+	if (!d) {
+		free(seen);
+		return;
+	}
+	qsort(seen, n, sizeof(*seen), cmp_desc);
+	pthread_mutex_lock(&d->lock);
+	v = realloc(seen, (n + d->n + 1) * sizeof(*v));
+	if (!v) {
+		pthread_mutex_unlock(&d->lock);
+		free(seen);
+		return;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (!n || !bsearch(&d->v[i], v, n, sizeof(*v), cmp_desc))
+			v[k++] = d->v[i];
+	qsort(v, k, sizeof(*v), cmp_desc);
+	free(d->v);
+	d->v = v;
+	d->n = k;
+	pthread_mutex_unlock(&d->lock);
+}
