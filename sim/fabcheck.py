@@ -41,7 +41,7 @@ class Snapshot:
 
     def hosts(self):
         """{host name: node dict} of the CAs present."""
-        return {n["desc"].split()[0]: n for n in self.nodes.values()
+        return {host_name(n): n for n in self.nodes.values()
                 if n["kind"] == "Ca"}
 
 
@@ -60,7 +60,7 @@ class Policy:
             m = {}
             for e in port["pkeys"]:
                 m[int(e["pkey"], 16)] = e["membership"]
-            self.members[port["desc"].split()[0]] = m
+            self.members[(port["desc"].split() or ["?"])[0]] = m
         self.lids = lids            # {host: LID}
 
     def table(self, host):
@@ -127,7 +127,7 @@ class Checker:
         switch) is left out of the topology the checks use."""
         self.n += 1
         base = os.path.join(self.sim.workdir, f"{self.n:04d}-{label}")
-        raw = self.diag(["ibnetdiscover"])
+        raw = self.discover()
         lfts = base + ".dump_fts"
         with open(lfts, "w") as fh:
             fh.write(self.diag(["dump_fts"]))
@@ -135,7 +135,7 @@ class Checker:
         nodes = vfsim.parse_ibnetdiscover(raw)
         dropped = []
         for guid, n in list(nodes.items()):
-            host = n["desc"].split()[0]
+            host = host_name(n)
             if n["kind"] != "Ca" or host not in tolerated:
                 continue
             sw = n["links"].get(1, (None,))[0]
@@ -149,12 +149,29 @@ class Checker:
         policy = self.policy(topo, nodes)
         return Snapshot(label, topo, lfts, nodes, tables, policy, dropped)
 
+    def discover(self, tries=5):
+        """ibnetdiscover output in which every node has its NodeDesc: a
+        lost NodeDescription MAD (a port dropping MADs) leaves it empty,
+        and the policy goes by NodeDesc.  Tried again; what stays empty
+        is filled from the net file by GUID."""
+        for _ in range(tries):
+            raw = self.diag(["ibnetdiscover"])
+            if '# ""' not in raw:
+                return raw
+        by_guid = {n.guid: n.desc for n in self.sim.nodes.values()}
+
+        def fill(m):
+            desc = by_guid.get(int(m.group(2), 16))
+            return f'{m.group(1)}# "{desc}"' if desc else m.group(0)
+        return re.sub(r'^((?:Ca|Switch)\s+\d+\s+"[HS]-([0-9a-f]+)"\s+)'
+                      r'# ""', fill, raw, flags=re.M)
+
     def policy(self, topo, nodes):
         res = self._vfabric("resolve", self.config, "--topo", topo, "--json",
                             "--sm", self.sm_desc)
         if res.returncode:
             return None
-        lids = {n["desc"].split()[0]: n["lid"] for n in nodes.values()
+        lids = {host_name(n): n["lid"] for n in nodes.values()
                 if n["kind"] == "Ca"}
         return Policy(json.loads(res.stdout), lids)
 
@@ -248,6 +265,12 @@ class Checker:
                 bad.append(f"{src} -> {dst}: {st} {fmt(got)} want "
                            f"{fmt(want)}")
         return bad
+
+
+def host_name(node):
+    """The host name of a parse_ibnetdiscover() node ("cn0001" of
+    "cn0001 HCA-1"; "?" when its NodeDesc was not read)."""
+    return (node["desc"].split() or ["?"])[0]
 
 
 def fmt(recs):

@@ -42,9 +42,11 @@ FAILED_RE = re.compile(r"\] 0x80 -> Errors during initialization$", re.M)
 END_RE = re.compile(f"{UP_RE.pattern}|{FAILED_RE.pattern}", re.M)
 # how much slower OpenSM runs under a checker (VF_OSM_CHECK=valgrind)
 SLOW = 6 if os.environ.get("VF_OSM_CHECK") == "valgrind" else 1
+# seconds without a sweep that count as settled (settle())
+QUIET = 1.5
 
 
-def settle(sim, since, timeout=120, quiet=1.5, osm=None):
+def settle(sim, since, timeout=120, quiet=None, osm=None):
     """Wait for the end of a sweep logged after offset `since` (SUBNET UP,
     or OpenSM's "Errors during initialization"), then until no sweep has
     been under way for `quiet` seconds (a sweep asked for meanwhile, by the
@@ -53,7 +55,7 @@ def settle(sim, since, timeout=120, quiet=1.5, osm=None):
     sweeps ended in errors, "up": whether the last one ended in SUBNET
     UP}."""
     t0 = time.monotonic()
-    timeout, quiet = timeout * SLOW, quiet * SLOW
+    timeout, quiet = timeout * SLOW, (quiet or QUIET) * SLOW
     osm = osm or sim.osms[-1]
     sim.wait_log(END_RE.pattern, since, timeout, osm)
     pos, busy, last = since, True, time.monotonic()
@@ -245,6 +247,35 @@ class MadDrop(Fault):
         self._error(sim, 0)
         sighup(sim)
         return True
+
+
+class NodeDescLost(Fault):
+    """A host's NodeDescription MADs all lost (Error with attribute 0x10:
+    ibsim drops only those) while it leaves and comes back: OpenSM finds
+    it again as a new node without a description ("<unknown>"; it asks
+    again only in a light sweep).  The policy goes by NodeDesc: the
+    plugin must keep the host's partitions (its last description).  The
+    repair clears the error; OpenSM still has no description until a
+    light sweep."""
+
+    kind = "nodedesc_lost"
+
+    def __init__(self, node, port=1):
+        super().__init__(f'"{node}"[{port}]')
+        self.node, self.port = node, port
+
+    def inject(self, sim):
+        sim.console(f'Error "{self.node}"[{self.port}] 100 0x10')
+        since = sim.log_offset()
+        sim.console(f'Unlink "{self.node}"[{self.port}]')
+        self._settled(sim, since)
+        since = sim.log_offset()
+        sim.console(f'ReLink "{self.node}"[{self.port}]')
+        return self._settled(sim, since)
+
+    def _repair(self, sim):
+        sim.console(f'Error "{self.node}"[{self.port}] 0')
+        return False
 
 
 def write_atomic(path, text):

@@ -125,6 +125,13 @@ def effect(tap, run, fault, snap, since):
         tap.ok(lost or errs, f"{fault.name}: ibsim dropped MADs into the "
                "port (" + ("OpenSM lost the port" if lost else
                            f"RcvErrors {errs}") + ")")
+    elif isinstance(fault, faults.NodeDescLost):
+        guid = run.sim.nodes[fault.node].guid
+        tap.ok(f"Discovered new port with GUID:0x{guid + 1:016x}" in log and
+               f"node 0x{guid:016x}: OpenSM has no NodeDescription for it"
+               in log, f"{fault.name}: OpenSM found the host again without "
+               "its NodeDescription; the plugin used the last one",
+               vfsim.tail(run.sim.osms[-1].log, 8))
     elif isinstance(fault, faults.ConfigError):
         name = os.path.basename(fault.path)
         tap.ok(re.search(rf"ERR VF08\d\d: .*{re.escape(name)}:\d+", log) and
@@ -145,6 +152,7 @@ def series(sim, conf):
         faults.spine_down(sim, "S002"),
         faults.GuidChange(sim, "cn0006"),
         faults.MadDrop("cn0007", 1, 30),
+        faults.NodeDescLost("cn0005"),
         faults.ConfigError(conf, sighup_it=True),
         faults.ConfigError(conf, sighup_it=False),
         faults.SighupStorm(30, 1.5),
