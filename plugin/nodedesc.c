@@ -7,10 +7,16 @@
  * between would resolve DeviceGroups by NodeDesc without it: the host
  * would lose every partition but the default one until the next heavy
  * sweep, which may never come.  So the fabric model takes the last known
- * description of that GUID instead.  Several threads build models (the
- * sweeper, the EM): one lock.
+ * description of that GUID instead.  A node never seen before has none:
+ * it is left out of the DeviceGroups, and once OpenSM has read its
+ * description (a light sweep asks again) the config_poll thread asks for
+ * the heavy sweep that plans it (vf_node_descs_arrived()).  Several
+ * threads build models (the sweeper, the EM): one lock.
  */
 #include <opensm/osm_config.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_subnet.h>
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,6 +28,8 @@ struct vf_node_descs {
 	pthread_mutex_t lock;
 	struct vf_node_desc *v;		/* sorted by GUID */
 	size_t n;
+	uint64_t *waiting;		/* GUIDs without any description */
+	size_t nwaiting, capwaiting;
 };
 
 static int cmp_desc(const void *a, const void *b)
@@ -46,6 +54,7 @@ void vf_node_descs_destroy(struct vf_node_descs *d)
 		return;
 	pthread_mutex_destroy(&d->lock);
 	free(d->v);
+	free(d->waiting);
 	free(d);
 }
 
@@ -96,4 +105,70 @@ void vf_node_descs_remember(struct vf_node_descs *d, struct vf_node_desc *seen,
 	d->v = v;
 	d->n = k;
 	pthread_mutex_unlock(&d->lock);
+}
+
+/* A model has no description at all for this GUID: wait for one. */
+void vf_node_descs_wait(struct vf_node_descs *d, uint64_t guid)
+{
+	uint64_t *v;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	for (size_t i = 0; i < d->nwaiting; i++)
+		if (d->waiting[i] == guid)
+			goto out;
+	if (d->nwaiting == d->capwaiting) {
+		size_t cap = d->capwaiting ? 2 * d->capwaiting : 8;
+
+		v = realloc(d->waiting, cap * sizeof(*v));
+		if (!v)
+			goto out;
+		d->waiting = v;
+		d->capwaiting = cap;
+	}
+	d->waiting[d->nwaiting++] = guid;
+out:
+	pthread_mutex_unlock(&d->lock);
+}
+
+/*
+ * Has OpenSM meanwhile read the description of a node a model had none
+ * for?  Then that node's partitions need a heavy sweep: true, once per
+ * node.  Nodes OpenSM no longer has are forgotten.  Not from report():
+ * takes OpenSM's lock.
+ */
+bool vf_node_descs_arrived(struct vf_node_descs *d, struct osm_opensm *osm)
+{
+	bool arrived = false;
+	size_t k = 0;
+
+	if (!d)
+		return false;
+	pthread_mutex_lock(&d->lock);
+	if (!d->nwaiting)
+		goto out;
+	cl_plock_acquire(&osm->lock);
+	for (size_t i = 0; i < d->nwaiting; i++) {
+		uint64_t guid = d->waiting[i];
+		osm_node_t *node = osm_get_node_by_guid(&osm->subn,
+							cl_hton64(guid));
+
+		if (!node)
+			continue;
+		if (!node->print_desc ||
+		    !strcmp(node->print_desc, OSM_NODE_DESC_UNKNOWN)) {
+			d->waiting[k++] = guid;
+			continue;
+		}
+		vf_log(VF_LOG_INFO,
+		       "node 0x%016llx: OpenSM has its NodeDescription now, '%s': asking for a heavy sweep",
+		       (unsigned long long)guid, node->print_desc);
+		arrived = true;
+	}
+	cl_plock_release(&osm->lock);
+	d->nwaiting = k;
+out:
+	pthread_mutex_unlock(&d->lock);
+	return arrived;
 }

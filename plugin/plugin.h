@@ -140,6 +140,8 @@ bool vf_node_descs_lookup(struct vf_node_descs *d, uint64_t guid,
 			  char out[VF_DESC_LEN + 1]);
 void vf_node_descs_remember(struct vf_node_descs *d, struct vf_node_desc *seen,
 			    size_t n);
+void vf_node_descs_wait(struct vf_node_descs *d, uint64_t guid);
+bool vf_node_descs_arrived(struct vf_node_descs *d, struct osm_opensm *osm);
 
 /*
  * Build the fabric model from OpenSM's subnet.  Nodes and ports whose

@@ -92,10 +92,12 @@ static const char *node_desc(osm_node_t *node, uint64_t guid,
 		       (unsigned long long)guid, buf);
 		return buf;
 	}
-	if (descs)
+	if (descs) {
 		vf_log(VF_LOG_WARN,
-		       "ERR VF0119: node 0x%016llx: OpenSM has no NodeDescription for it and none was seen before: DeviceGroups by NodeDesc leave it out until a heavy sweep after OpenSM reads it",
+		       "ERR VF0119: node 0x%016llx: OpenSM has no NodeDescription for it and none was seen before: DeviceGroups by NodeDesc leave it out until OpenSM reads it (config_poll then asks for a heavy sweep)",
 		       (unsigned long long)guid);
+		vf_node_descs_wait(descs, guid);
+	}
 	return desc ? desc : OSM_NODE_DESC_UNKNOWN;
 }
 
