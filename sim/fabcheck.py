@@ -211,15 +211,18 @@ class Checker:
             out[host] = (own, facing)
         return out
 
-    def pkeys(self, snap, tables=None):
+    def pkeys(self, snap, tables=None, skip=()):
         """Every present host's table and its facing switch port's against
         the policy: [problems]; `tables` from read_pkeys() (read if
-        None)."""
+        None); `skip`: hosts a fault leaves unplanned (and "?", a host
+        whose NodeDesc could not be read)."""
         if snap.policy is None:
             return ["vfabric resolve failed on the discovered fabric"]
         tables = tables if tables is not None else self.read_pkeys(snap)
         bad = []
         for host, (own, facing) in sorted(tables.items()):
+            if host in skip or host == "?":
+                continue
             want = snap.policy.table(host)
             got = {k for k in own if k & 0x7fff}
             if got != want:
@@ -279,7 +282,8 @@ def fmt(recs):
 
 def sample_pairs(policy, n, rng, hosts=None):
     """n random (src, dst) host pairs, about half of them permitted."""
-    hosts = sorted(hosts if hosts is not None else policy.lids)
+    hosts = sorted(h for h in (hosts if hosts is not None else policy.lids)
+                   if h != "?")
     ok = [(a, b) for a in hosts for b in hosts
           if a != b and policy.expected(a, b)]
     no = [(a, b) for a in hosts for b in hosts

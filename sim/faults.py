@@ -88,6 +88,7 @@ class Fault:
     kind = "fault"
     absent = frozenset()
     tolerated = frozenset()
+    unplanned = frozenset()
     # True when the repair brings the tables back exactly (LFTs, P_Keys)
     restores = True
 
@@ -276,6 +277,38 @@ class NodeDescLost(Fault):
     def _repair(self, sim):
         sim.console(f'Error "{self.node}"[{self.port}] 0')
         return False
+
+
+class NewNodeNoDesc(Fault):
+    """A host replaced by one never seen before (a new GUID) whose
+    NodeDescription MADs are all lost: the plugin has no description for
+    it, leaves it out of the DeviceGroups and says so (ERR VF0119).  The
+    repair stops the loss; OpenSM reads the description in its next light
+    sweep (sweep_interval > 0) and the plugin's config_poll thread asks
+    for the heavy sweep that gives the host its partitions.  The host
+    keeps the new GUID (restores False: run it last)."""
+
+    kind = "new_node_no_desc"
+    restores = False
+
+    def __init__(self, sim, node, new_guid=None, port=1):
+        super().__init__(f'"{node}"')
+        self.node, self.port = node, port
+        self.new = new_guid or (sim.nodes[node].guid ^ 0x00ee000000000000)
+        # its partitions are missing while the fault lasts, by design
+        self.unplanned = frozenset([node])
+
+    def _inject(self, sim):
+        sim.console(f'Error "{self.node}"[{self.port}] 100 0x10')
+        sim.console(f'Guid "{self.node}" {self.new:#x}')
+        sighup(sim)
+
+    def _repair(self, sim):
+        since = sim.log_offset()
+        sim.console(f'Error "{self.node}"[{self.port}] 0')
+        sim.wait_log(rf"node 0x{self.new:016x}: OpenSM has its "
+                     "NodeDescription now", since, timeout=60 * SLOW)
+        return True
 
 
 def write_atomic(path, text):

@@ -37,7 +37,8 @@ SA_PAIRS = 10
 # the last good one kept), and a P_Key Set lost with the MADs (a table
 # that differs from the plan, a heavy sweep forced)
 ALLOWED_ERRORS = {faults.ConfigError: ["0801", "0802"],
-                  faults.MadDrop: ["0807", "0808"]}
+                  faults.MadDrop: ["0807", "0808"],
+                  faults.NewNodeNoDesc: ["0119"]}
 
 
 class Run:
@@ -54,7 +55,7 @@ class Run:
         self.base = None
         self.base_pkeys = None
 
-    def verify(self, label, tolerated=()):
+    def verify(self, label, tolerated=(), unplanned=()):
         """The checks every state must pass; returns the snapshot and the
         P_Key tables read."""
         t = self.tap
@@ -69,10 +70,14 @@ class Run:
         t.ok(not bad, f"{label}: every CA pair and every pair a VF permits "
              "reachable, no credit loop", "\n".join(bad))
         tables = self.check.read_pkeys(snap)
-        bad = self.check.pkeys(snap, tables)
+        bad = self.check.pkeys(snap, tables, unplanned)
         t.ok(not bad, f"{label}: P_Key tables of {len(tables)} hosts and "
-             "their switch ports are the policy's", "\n".join(bad[:6]))
-        pairs = fabcheck.sample_pairs(snap.policy, SA_PAIRS, self.rng) \
+             "their switch ports are the policy's" +
+             (f" ({', '.join(unplanned)} left out)" if unplanned else ""),
+             "\n".join(bad[:6]))
+        pairs = fabcheck.sample_pairs(
+            snap.policy, SA_PAIRS, self.rng,
+            [h for h in snap.policy.lids if h not in unplanned]) \
             if snap.policy else []
         bad = self.check.sa(snap, pairs)
         t.ok(pairs and not bad, f"{label}: {len(pairs)} PathRecord answers "
@@ -137,6 +142,11 @@ def effect(tap, run, fault, snap, since):
                in log, f"{fault.name}: OpenSM found the host again without "
                "its NodeDescription; the plugin used the last one",
                vfsim.tail(run.sim.osms[-1].log, 8))
+    elif isinstance(fault, faults.NewNodeNoDesc):
+        tap.ok(f"ERR VF0119: node 0x{fault.new:016x}: OpenSM has no "
+               "NodeDescription" in log, f"{fault.name}: the plugin names "
+               "the new node it has no NodeDescription for",
+               vfsim.tail(run.sim.osms[-1].log, 8))
     elif isinstance(fault, faults.ConfigError):
         name = os.path.basename(fault.path)
         tap.ok(re.search(rf"ERR VF08\d\d: .*{re.escape(name)}:\d+", log) and
@@ -161,6 +171,8 @@ def series(sim, conf):
         faults.ConfigError(conf, sighup_it=True),
         faults.ConfigError(conf, sighup_it=False),
         faults.SighupStorm(30, 1.5),
+        # last: the host keeps its new GUID
+        faults.NewNodeNoDesc(sim, "cn0008"),
     ]
 
 
@@ -180,7 +192,10 @@ def main():
         sim.start_ibsim()
         osm = sim.start_opensm(conf_lines=vftest.plugin_conf(
             engine="fattree", options=f"log_level=info sa_log=on "
-            f"config={conf} config_poll=1", extra=["lmc 0"]),
+            f"config={conf} config_poll=1",
+            # light sweeps: OpenSM asks a node for a lost NodeDescription
+            # again only there (new_node_no_desc)
+            extra=["lmc 0", "sweep_interval 2"]),
             plugin_dir=vftest.PLUGIN_DIR)
         sim.wait_subnet_up()
         faults.settle(sim, 0)
@@ -197,7 +212,8 @@ def main():
                      f"{seen['failed']} ended in errors")
             tap.ok(seen["up"], f"{fault.name}: OpenSM's last sweep ended "
                    "in SUBNET UP")
-            snap, _ = run.verify(f"{fault.name}", fault.tolerated)
+            snap, _ = run.verify(f"{fault.name}", fault.tolerated,
+                                 fault.unplanned)
             effect(tap, run, fault, snap, since)
             seen = fault.repair(sim)
             tap.ok(seen["up"], f"{fault.name} repaired: OpenSM's last "
