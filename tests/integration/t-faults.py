@@ -3,8 +3,9 @@
 """Faults injected into ibsim while stock OpenSM runs with the plugin
 (fattree engine, LMC 0, the tenant policy of conf/vfabric-tenants.xml)
 on a 2-level fat tree: a link flapping, a leaf and a spine removed and
-returned, a host's GUID changed, MADs dropped at a port, the vFabric file
-broken with and without SIGHUP, a storm of SIGHUPs.  The faults are
+returned, a host's GUID changed, MADs dropped at a port, a host's
+NodeDescription MADs lost (a known host, then a new GUID), the vFabric
+file broken with and without SIGHUP, a storm of SIGHUPs.  The faults are
 sim/faults.py's, the checks sim/fabcheck.py's (both shared with `make
 soak`).
 
