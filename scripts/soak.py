@@ -130,7 +130,8 @@ class Load:
     def run(self, rng):
         while not self.stop.is_set():
             e0, pol, (no_src, no_end) = self.oracle.latest()
-            hosts = sorted(h for h in pol.lids if h not in no_end)
+            hosts = sorted(h for h in pol.lids
+                           if h not in no_end and h != "?")
             srcs = [h for h in hosts if h not in no_src]
             if len(hosts) < 2 or not srcs:
                 self.stop.wait(self.interval)
@@ -231,8 +232,9 @@ def judge(stats, load, oracle):
     load.put_back(keep)
 
 
-def pick_fault(sim, rng, conf, other):
-    """A random fault with a random target."""
+def pick_fault(sim, rng, conf, other, only=None):
+    """A random fault with a random target (of the kinds `only`, if
+    given)."""
     leaves = sorted(n for n in sim.nodes if n.startswith("L"))
     spines = sorted(n for n in sim.nodes if n.startswith("S"))
     hosts = sorted(n for n in sim.nodes if n.startswith("cn"))
@@ -240,8 +242,9 @@ def pick_fault(sim, rng, conf, other):
     kinds = ["link_flap"] * 3 + ["leaf_down", "spine_down", "guid_change",
                                  "mad_drop", "sighup_storm",
                                  "policy_change"] * 2 + \
-        ["config_error_sighup", "config_error_poll", "nodedesc_lost"]
-    kind = rng.choice(kinds)
+        ["config_error_sighup", "config_error_poll", "nodedesc_lost",
+         "new_node_no_desc"]
+    kind = rng.choice(only or kinds)
     if kind == "link_flap":
         leaf = rng.choice(leaves)
         up = sorted(p for p, (peer, _) in sim.nodes[leaf].ports.items()
@@ -260,6 +263,9 @@ def pick_fault(sim, rng, conf, other):
     if kind == "sighup_storm":
         return faults.SighupStorm(rng.randint(20, 40),
                                   rng.choice([1.0, 1.5, 2.0]))
+    if kind == "new_node_no_desc":
+        return faults.NewNodeNoDesc(sim, rng.choice(hosts),
+                                    restore_guid=True)
     if kind == "nodedesc_lost":
         return faults.NodeDescLost(rng.choice(hosts))
     if kind == "policy_change":
@@ -344,7 +350,8 @@ class Soak:
         if full:
             st.checks["full_checks"] += 1
             tables = self.checker.read_pkeys(snap)
-            bad = self.checker.pkeys(snap, tables)
+            bad = self.checker.pkeys(snap, tables, () if repaired else
+                                     fault.unplanned)
             if bad:
                 st.checks["pkeys_failed"] += 1
                 st.problem(f"{label}: P_Keys", "; ".join(bad[:5]))
@@ -409,13 +416,15 @@ class Soak:
                     self.alive(sim, "between faults")
                 if time.monotonic() >= end:
                     break
-                fault = pick_fault(sim, self.rng, self.conf, self.other)
+                fault = pick_fault(sim, self.rng, self.conf, self.other,
+                                   a.kinds)
                 n += 1
                 full = n % a.full_every == 0
                 # a removed host cannot ask; a host that drops MADs may
                 # hold tables OpenSM could not finish: not asked about
-                avoid = (frozenset(fault.absent) | fault.tolerated,
-                         fault.tolerated)
+                avoid = (frozenset(fault.absent) | fault.tolerated |
+                         fault.unplanned,
+                         fault.tolerated | fault.unplanned)
                 st.faults[fault.kind] = st.faults.get(fault.kind, 0) + 1
                 print(f"soak: {time.strftime('%H:%M:%S')} fault {n}: "
                       f"{fault.name}{' (full check)' if full else ''}",
@@ -594,6 +603,8 @@ def main():
                    help="seconds between a thread's queries")
     p.add_argument("--sweep-interval", type=int, default=10,
                    help="OpenSM's sweep_interval")
+    p.add_argument("--kinds", type=lambda v: v.split(","), default=None,
+                   help="only these fault kinds (comma-separated)")
     p.add_argument("--rss-every", type=float, default=15)
     p.add_argument("--warmup", type=float, default=10,
                    help="minutes before the RSS baseline")

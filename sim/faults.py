@@ -286,15 +286,18 @@ class NewNodeNoDesc(Fault):
     repair stops the loss; OpenSM reads the description in its next light
     sweep (sweep_interval > 0) and the plugin's config_poll thread asks
     for the heavy sweep that gives the host its partitions.  The host
-    keeps the new GUID (restores False: run it last)."""
+    keeps the new GUID (restores False: run it last) unless restore_guid:
+    then the repair ends by putting the old one back (SIGHUP)."""
 
     kind = "new_node_no_desc"
-    restores = False
 
-    def __init__(self, sim, node, new_guid=None, port=1):
+    def __init__(self, sim, node, new_guid=None, port=1,
+                 restore_guid=False):
         super().__init__(f'"{node}"')
         self.node, self.port = node, port
-        self.new = new_guid or (sim.nodes[node].guid ^ 0x00ee000000000000)
+        self.old = sim.nodes[node].guid
+        self.new = new_guid or (self.old ^ 0x00ee000000000000)
+        self.restore_guid = self.restores = restore_guid
         # its partitions are missing while the fault lasts, by design
         self.unplanned = frozenset([node])
 
@@ -316,7 +319,16 @@ class NewNodeNoDesc(Fault):
                 raise
             return {"seconds": 30.0 * SLOW, "sweeps": 0, "failed": 0,
                     "up": False}
-        return self._settled(sim, since)
+        seen = self._settled(sim, since)
+        if self.restore_guid:
+            since = sim.log_offset()
+            sim.console(f'Guid "{self.node}" {self.old:#x}')
+            sighup(sim)
+            back = self._settled(sim, since)
+            seen = {k: seen[k] + back[k] for k in ("seconds", "sweeps",
+                                                   "failed")} | \
+                {"up": seen["up"] and back["up"]}
+        return seen
 
 
 def write_atomic(path, text):
