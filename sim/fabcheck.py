@@ -127,7 +127,7 @@ class Checker:
         switch) is left out of the topology the checks use."""
         self.n += 1
         base = os.path.join(self.sim.workdir, f"{self.n:04d}-{label}")
-        raw = self.discover()
+        raw = self.discover(expect=tolerated)
         lfts = base + ".dump_fts"
         with open(lfts, "w") as fh:
             fh.write(self.diag(["dump_fts"]))
@@ -139,7 +139,7 @@ class Checker:
             if n["kind"] != "Ca" or host not in tolerated:
                 continue
             sw = n["links"].get(1, (None,))[0]
-            if n["lid"] not in tables.get(sw, {}):
+            if n["lid"] and n["lid"] not in tables.get(sw, {}):
                 dropped.append(host)
                 raw = drop_node(raw, guid)
         nodes = vfsim.parse_ibnetdiscover(raw)
@@ -149,14 +149,21 @@ class Checker:
         policy = self.policy(topo, nodes)
         return Snapshot(label, topo, lfts, nodes, tables, policy, dropped)
 
-    def discover(self, tries=5):
-        """ibnetdiscover output in which every node has its NodeDesc: a
-        lost NodeDescription MAD (a port dropping MADs) leaves it empty,
-        and the policy goes by NodeDesc.  Tried again; what stays empty
-        is filled from the net file by GUID."""
+    def discover(self, tries=5, expect=()):
+        """ibnetdiscover output in which every node has its NodeDesc and
+        every CA its LID, with the hosts `expect`ed: a lost NodeInfo,
+        NodeDescription or PortInfo MAD (a port dropping MADs) leaves
+        them out, and the policy goes by NodeDesc.
+        Tried again; a NodeDesc still empty is filled from the net file
+        by GUID."""
         for _ in range(tries):
             raw = self.diag(["ibnetdiscover"])
-            if '# ""' not in raw:
+            nodes = vfsim.parse_ibnetdiscover(raw).values()
+            # a lost PortInfo leaves a CA without its LID, a lost NodeInfo
+            # leaves it out (`expect`: hosts that must be there): again
+            if '# ""' not in raw and \
+                    all(n["lid"] for n in nodes if n["kind"] == "Ca") and \
+                    set(expect) <= {host_name(n) for n in nodes}:
                 return raw
         by_guid = {n.guid: n.desc for n in self.sim.nodes.values()}
 
