@@ -139,7 +139,8 @@ class Checker:
             if n["kind"] != "Ca" or host not in tolerated:
                 continue
             sw = n["links"].get(1, (None,))[0]
-            if n["lid"] and n["lid"] not in tables.get(sw, {}):
+            # LID 0: OpenSM dropped the port (it also clears the LID)
+            if not n["lid"] or n["lid"] not in tables.get(sw, {}):
                 dropped.append(host)
                 raw = drop_node(raw, guid)
         nodes = vfsim.parse_ibnetdiscover(raw)
