@@ -351,7 +351,7 @@ class Soak:
             st.checks["full_checks"] += 1
             tables = self.checker.read_pkeys(snap)
             bad = self.checker.pkeys(snap, tables, () if repaired else
-                                     fault.unplanned)
+                                     fault.unplanned | fault.tolerated)
             if bad:
                 st.checks["pkeys_failed"] += 1
                 st.problem(f"{label}: P_Keys", "; ".join(bad[:5]))

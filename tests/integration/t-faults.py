@@ -213,8 +213,10 @@ def main():
                      f"{seen['failed']} ended in errors")
             tap.ok(seen["up"], f"{fault.name}: OpenSM's last sweep ended "
                    "in SUBNET UP")
+            # a host that drops MADs may hold a table OpenSM could not
+            # finish setting: checked after the repair only
             snap, _ = run.verify(f"{fault.name}", fault.tolerated,
-                                 fault.unplanned)
+                                 fault.unplanned | fault.tolerated)
             effect(tap, run, fault, snap, since)
             seen = fault.repair(sim)
             tap.ok(seen["up"], f"{fault.name} repaired: OpenSM's last "
