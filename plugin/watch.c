@@ -5,8 +5,9 @@
  * config_poll seconds and, when it changed (an edit, or a new file moved
  * into place), asks OpenSM for a heavy sweep, the same request SIGHUP
  * makes.  It asks too when OpenSM has read the NodeDescription of a node
- * the last sweep had none for (plugin/nodedesc.c): its DeviceGroups.  The sweep itself re-reads and applies the file, in the sweeper
- * thread, as always; this thread only watches.
+ * a sweep had none for (plugin/nodedesc.c), to place it in its
+ * DeviceGroups.  The sweep itself re-reads and applies the file, in the
+ * sweeper thread, as always; this thread only watches.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
