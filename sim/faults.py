@@ -8,7 +8,9 @@ return once OpenSM has settled (settle(): a SUBNET UP after the change,
 then no new sweep for a moment), and return what they saw (seconds, sweeps).
 `absent` names the nodes the fault takes out of the fabric while it is
 injected (the checks leave them out); `tolerated` the nodes OpenSM may
-legitimately lose (a port that drops MADs).
+legitimately lose (a port that drops MADs); `unplanned` the hosts whose
+partitions are missing while it lasts, by design; `restores` whether the
+repair brings back the tables of before.
 
 ibsim 0.10 console commands used (ibsim/sim_cmd.c of tag ibsim-0.10):
   Unlink "node"[p] / Unlink "node"   unlink one port / every port (traps 128)
@@ -17,9 +19,11 @@ ibsim 0.10 console commands used (ibsim/sim_cmd.c of tag ibsim-0.10):
                                      follow: NodeInfo gives guid + port);
                                      no trap: OpenSM sees it at the next
                                      heavy sweep
-  Error "node"[p] <0-100>            drop that share of the MADs ibsim
+  Error "node"[p] <0-100> [attr]     drop that share of the MADs ibsim
                                      passes into the port (counted as
-                                     receive errors); 0 clears it
+                                     receive errors); with attr, only the
+                                     SMPs of that attribute the port
+                                     answers; 0 clears it
 """
 
 import os
