@@ -136,39 +136,57 @@ out:
  * Has OpenSM meanwhile read the description of a node a model had none
  * for?  Then that node's partitions need a heavy sweep: true, once per
  * node.  Nodes OpenSM no longer has are forgotten.  Not from report():
- * takes OpenSM's lock.
+ * takes OpenSM's lock, never while holding ours (the sweeper takes ours
+ * under OpenSM's).
  */
 bool vf_node_descs_arrived(struct vf_node_descs *d, struct osm_opensm *osm)
 {
+	uint64_t *guids = NULL;
+	uint8_t *done = NULL;
 	bool arrived = false;
-	size_t k = 0;
+	size_t n, k;
 
 	if (!d)
 		return false;
 	pthread_mutex_lock(&d->lock);
-	if (!d->nwaiting)
+	n = d->nwaiting;
+	if (n && (guids = malloc(n * sizeof(*guids))))
+		memcpy(guids, d->waiting, n * sizeof(*guids));
+	pthread_mutex_unlock(&d->lock);
+	if (!guids || !(done = calloc(n, 1)))
 		goto out;
 	cl_plock_acquire(&osm->lock);
-	for (size_t i = 0; i < d->nwaiting; i++) {
-		uint64_t guid = d->waiting[i];
+	for (size_t i = 0; i < n; i++) {
 		osm_node_t *node = osm_get_node_by_guid(&osm->subn,
-							cl_hton64(guid));
+							cl_hton64(guids[i]));
 
+		if (node && (!node->print_desc ||
+			     !strcmp(node->print_desc, OSM_NODE_DESC_UNKNOWN)))
+			continue;
+		done[i] = 1;
 		if (!node)
 			continue;
-		if (!node->print_desc ||
-		    !strcmp(node->print_desc, OSM_NODE_DESC_UNKNOWN)) {
-			d->waiting[k++] = guid;
-			continue;
-		}
 		vf_log(VF_LOG_INFO,
 		       "node 0x%016llx: OpenSM has its NodeDescription now, '%s': asking for a heavy sweep",
-		       (unsigned long long)guid, node->print_desc);
+		       (unsigned long long)guids[i], node->print_desc);
 		arrived = true;
 	}
 	cl_plock_release(&osm->lock);
+	/* forget those done; a build may have added others meanwhile */
+	pthread_mutex_lock(&d->lock);
+	k = 0;
+	for (size_t i = 0; i < d->nwaiting; i++) {
+		bool drop = false;
+
+		for (size_t j = 0; j < n && !drop; j++)
+			drop = done[j] && guids[j] == d->waiting[i];
+		if (!drop)
+			d->waiting[k++] = d->waiting[i];
+	}
 	d->nwaiting = k;
-out:
 	pthread_mutex_unlock(&d->lock);
+out:
+	free(done);
+	free(guids);
 	return arrived;
 }
