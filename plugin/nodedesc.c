@@ -11,7 +11,9 @@
  * it is left out of the DeviceGroups, and once OpenSM has read its
  * description (a light sweep asks again) the config_poll thread asks for
  * the heavy sweep that plans it (vf_node_descs_arrived()).  Several
- * threads build models (the sweeper, the EM): one lock.
+ * threads build models (the sweeper, the EM): one lock.  A GUID once
+ * seen is kept (72 bytes each), so a node that leaves and comes back
+ * without its description still has it.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_node.h>
