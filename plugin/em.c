@@ -983,7 +983,7 @@ static struct vf_em_plan *resolve(struct vf_plugin *p)
 	if (!c || !c->em.num_vesws)
 		return pl;	/* nothing wanted: stale vports are removed */
 	cl_plock_acquire(&p->osm->lock);
-	f = vf_fabric_from_subnet(&p->osm->subn);
+	f = vf_fabric_from_subnet(&p->osm->subn, p->descs);
 	cl_plock_release(&p->osm->lock);
 	if (!f)
 		goto fail;

@@ -237,7 +237,7 @@ const struct vf_plan *vf_partitions_heavy_sweep(struct vf_plugin *p)
 		without_config(p);
 		return NULL;
 	}
-	f = vf_fabric_from_subnet(&p->osm->subn);
+	f = vf_fabric_from_subnet(&p->osm->subn, p->descs);
 	if (!f)
 		return NULL;
 	if (!write_plan(p, f)) {

@@ -82,6 +82,7 @@ static void *vf_create(osm_opensm_t *osm)
 	if (!p)
 		return NULL;
 	p->osm = osm;
+	p->descs = vf_node_descs_create();
 	vf_log_set_sink(log_to_osm, &osm->log);
 	vf_options_default(&p->opts);
 	vf_options_parse(&p->opts, osm->subn.opt.event_plugin_options);
@@ -106,6 +107,7 @@ static void *vf_create(osm_opensm_t *osm)
 		vf_plugin_config_free(p);
 		vf_watch_stop(p);
 		vf_log_set_sink(NULL, NULL);
+		vf_node_descs_destroy(p->descs);
 		free(p->user_partitions);
 		free(p->engines);
 		free(p);
@@ -133,6 +135,7 @@ static void vf_delete(void *data)
 	vf_sa_free(p);
 	free(p->user_partitions);
 	vf_options_free(&p->opts);
+	vf_node_descs_destroy(p->descs);
 	vf_log_set_sink(NULL, NULL);
 	instances--;
 	free(p->engines);

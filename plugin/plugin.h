@@ -115,6 +115,7 @@ struct vf_plugin {
 	struct vf_qos_state qos;
 	struct vf_ar_state *ar;		/* plugin/ar.c */
 	struct vf_em_state *em;		/* plugin/em.c */
+	struct vf_node_descs *descs;	/* plugin/nodedesc.c */
 	/*
 	 * Partition-aware routing: the configuration (compared, never read)
 	 * and mode the routing in progress and the last one were made for;
@@ -126,11 +127,32 @@ struct vf_plugin {
 };
 
 /*
- * Build the fabric model from OpenSM's subnet.  Nodes and ports whose
- * discovery_count is 0 (about to be dropped) are left out.  Caller holds
- * the OpenSM lock (or runs in the sweeper).  NULL on failure, logged.
+ * The last NodeDescription seen per node GUID (plugin/nodedesc.c): what
+ * the model uses while OpenSM lost a node's description.
  */
-struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn);
+struct vf_node_desc {
+	uint64_t guid;
+	char desc[VF_DESC_LEN + 1];
+};
+struct vf_node_descs *vf_node_descs_create(void);
+void vf_node_descs_destroy(struct vf_node_descs *d);
+bool vf_node_descs_lookup(struct vf_node_descs *d, uint64_t guid,
+			  char out[VF_DESC_LEN + 1]);
+void vf_node_descs_remember(struct vf_node_descs *d, struct vf_node_desc *seen,
+			    size_t n);
+void vf_node_descs_wait(struct vf_node_descs *d, uint64_t guid);
+bool vf_node_descs_arrived(struct vf_node_descs *d, struct osm_opensm *osm);
+
+/*
+ * Build the fabric model from OpenSM's subnet.  Nodes and ports whose
+ * discovery_count is 0 (about to be dropped) are left out.  A node whose
+ * description OpenSM does not know ("<unknown>": its NodeDescription MAD
+ * was lost) gets the last one `descs` saw for its GUID (descs may be
+ * NULL).  Caller holds the OpenSM lock (or runs in the sweeper).  NULL on
+ * failure, logged.
+ */
+struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn,
+					struct vf_node_descs *descs);
 
 /* Register every engine of vf_engines[] with OpenSM; 0 or -errno. */
 int vf_engines_register(struct vf_plugin *p);

@@ -171,7 +171,7 @@ static int build_fwd_tables(void *context)
 	unsigned written;
 	int rc;
 
-	f = vf_fabric_from_subnet(subn);
+	f = vf_fabric_from_subnet(subn, ec->plugin->descs);
 	if (!f)
 		return -1;
 	vf_route_opts_default(&opts);

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plugin/plugin.h"
 #include "routing/log.h"
@@ -65,7 +66,43 @@ static uint8_t port_speed(const ib_port_info_t *pi)
 	}
 }
 
-static uint32_t add_node(struct vf_fabric *f, osm_node_t *node)
+/*
+ * The node's description: OpenSM's, remembered in `seen`; while OpenSM
+ * lost it, the last one remembered for the GUID (see plugin/nodedesc.c).
+ */
+static const char *node_desc(osm_node_t *node, uint64_t guid,
+			     struct vf_node_descs *descs,
+			     struct vf_node_desc *seen, size_t *nseen,
+			     char buf[VF_DESC_LEN + 1])
+{
+	const char *desc = node->print_desc;
+
+	if (desc && strcmp(desc, OSM_NODE_DESC_UNKNOWN)) {
+		if (seen) {
+			seen[*nseen].guid = guid;
+			snprintf(seen[*nseen].desc, sizeof(seen->desc), "%s",
+				 desc);
+			++*nseen;
+		}
+		return desc;
+	}
+	if (vf_node_descs_lookup(descs, guid, buf)) {
+		vf_log(VF_LOG_INFO,
+		       "node 0x%016llx: OpenSM has no NodeDescription for it (a lost MAD); using its last one, '%s'",
+		       (unsigned long long)guid, buf);
+		return buf;
+	}
+	if (descs) {
+		vf_log(VF_LOG_WARN,
+		       "ERR VF0119: node 0x%016llx: OpenSM has no NodeDescription for it and none was seen before: DeviceGroups by NodeDesc leave it out until OpenSM reads it (config_poll then asks for a heavy sweep)",
+		       (unsigned long long)guid);
+		vf_node_descs_wait(descs, guid);
+	}
+	return desc ? desc : OSM_NODE_DESC_UNKNOWN;
+}
+
+static uint32_t add_node(struct vf_fabric *f, osm_node_t *node,
+			 const char *desc)
 {
 	uint8_t type = osm_node_get_type(node);
 	uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
@@ -77,7 +114,7 @@ static uint32_t add_node(struct vf_fabric *f, osm_node_t *node)
 		 (unsigned long long)guid);
 	uint32_t n = vf_fabric_add_node(f, type, guid,
 					cl_ntoh64(node->node_info.sys_guid),
-					nports, name, node->print_desc);
+					nports, name, desc);
 
 	if (n != VF_NONE) {
 		f->nodes[n].partition_cap =
@@ -184,25 +221,32 @@ static int add_aliases(struct vf_fabric *f, osm_subn_t *subn,
 	return 0;
 }
 
-struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn)
+struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn,
+					struct vf_node_descs *descs)
 {
 	cl_qmap_t *tbl = &subn->node_guid_tbl;
 	uint32_t count = cl_qmap_count(tbl), n = 0;
 	struct guid_index *idx = calloc(count ? count : 1, sizeof(*idx));
 	osm_node_t **osm_nodes = calloc(count ? count : 1, sizeof(*osm_nodes));
+	struct vf_node_desc *seen = descs ? calloc(count ? count : 1,
+						   sizeof(*seen)) : NULL;
+	size_t nseen = 0;
 	struct vf_fabric *f = vf_fabric_create();
 	cl_map_item_t *item;
+	char buf[VF_DESC_LEN + 1];
 
 	if (!idx || !osm_nodes || !f || reserve(f, tbl))
 		goto out_fail;
 	for (item = cl_qmap_head(tbl); item != cl_qmap_end(tbl);
 	     item = cl_qmap_next(item)) {
 		osm_node_t *node = (osm_node_t *)item;
+		uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
 		uint32_t i;
 
 		if (!node->discovery_count)
 			continue;
-		i = add_node(f, node);
+		i = add_node(f, node, node_desc(node, guid, descs, seen,
+						&nseen, buf));
 		if (i == VF_NONE)
 			goto out_fail;
 		fill_ports(f, i, node);
@@ -217,6 +261,7 @@ struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn)
 			goto out_fail;
 	if (vf_fabric_finalize(f) || add_aliases(f, subn, idx, n))
 		goto out_fail;
+	vf_node_descs_remember(descs, seen, nseen);
 	free(idx);
 	free(osm_nodes);
 	return f;
@@ -226,6 +271,7 @@ out_fail:
 	       "ERR VF0104: cannot build the fabric model from the subnet (%u nodes)",
 	       count);
 	vf_fabric_destroy(f);
+	free(seen);
 	free(idx);
 	free(osm_nodes);
 	return NULL;

@@ -4,8 +4,10 @@
  * fabric change: a thread looks at the configuration file every
  * config_poll seconds and, when it changed (an edit, or a new file moved
  * into place), asks OpenSM for a heavy sweep, the same request SIGHUP
- * makes.  The sweep itself re-reads and applies the file, in the sweeper
- * thread, as always; this thread only watches.
+ * makes.  It asks too when OpenSM has read the NodeDescription of a node
+ * a sweep had none for (plugin/nodedesc.c), to place it in its
+ * DeviceGroups.  The sweep itself re-reads and applies the file, in the
+ * sweeper thread, as always; this thread only watches.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
@@ -73,10 +75,13 @@ static void *watch(void *arg)
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += w->seconds;
 		pthread_cond_timedwait(&w->wake, &w->lock, &until);
-		if (w->stop || !changed(w))
+		if (w->stop)
 			continue;
-		vf_log(VF_LOG_INFO, "%s changed: asking for a heavy sweep",
-		       w->path);
+		if (changed(w))
+			vf_log(VF_LOG_INFO,
+			       "%s changed: asking for a heavy sweep", w->path);
+		else if (!vf_node_descs_arrived(w->p->descs, w->p->osm))
+			continue;
 		/* what OpenSM's SIGHUP handling does */
 		w->p->osm->subn.force_heavy_sweep = TRUE;
 		osm_sm_sweep(&w->p->osm->sm);
