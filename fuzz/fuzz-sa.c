@@ -216,7 +216,7 @@ static void setup(void)
 	osm.sa.p_lock = &lock;
 	osm.sa.p_log = &osm.log;
 	osm.sa.p_subn = &osm.subn;
-	g = vf_fabric_from_subnet(&osm.subn);	/* the plugin's own model */
+	g = vf_fabric_from_subnet(&osm.subn, NULL);	/* the plugin's own model */
 	if (!c || !g || vf_config_load(path, c, &d, &vfabric)) {
 		for (unsigned i = 0; i < d.n; i++)
 			fprintf(stderr, "%s\n", d.v[i].text);
