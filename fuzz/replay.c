@@ -73,7 +73,8 @@ static long run_dir(const char *dir)
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n)	/* an empty directory leaves names NULL: qsort's is nonnull */
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		struct stat st;
 
