@@ -185,6 +185,7 @@ static void vf_free(struct vf_cfg_vf *v)
 	free(v->qos_group);
 	free(v->raw_flags);
 	names_free(&v->mgid_lines);
+	free(v->pc_entries);
 }
 
 void vf_config_free(struct vf_config *c)
@@ -210,6 +211,7 @@ void vf_config_free(struct vf_config *c)
 		free(c->mcgroups[i].mgids);
 	}
 	free(c->mcgroups);
+	free(c->pc_groups);
 	free(c->routing.algorithm);
 	free(c->routing.core_switches);
 	free(c->routing.route_last);

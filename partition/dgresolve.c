@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "partition/dgresolve.h"
+#include "partition/pconfstock.h"
 #include "partition/ndpattern.h"
 
 static void set_bit(struct vf_dg_members *m, unsigned g, uint32_t p)
@@ -154,6 +155,8 @@ int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
 	for (unsigned g = 0; g < c->num_dgs; g++)
 		resolve_one(c, f, sm_node, f->num_switches == 0, m, g, done,
 			    0);
+	if (c->stock_file)
+		vf_pc_resolve(c, f, sm_node, m);
 	free(done);
 	return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "partition/ndpattern.h"
 #include "partition/pconf.h"
+#include "partition/pconfstock.h"
 #include "partition/values.h"
 
 #define MAX_FILE (16u << 20)
@@ -675,8 +676,9 @@ static char *read_text(const char *path, struct vf_diag *d, int *err)
 	return text;
 }
 
-int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
-		  bool *vfabric)
+/* The vFabric reading of path into c (see pconf.h). */
+static int extended_load(const char *path, struct vf_config *c,
+			 struct vf_diag *d, bool *vfabric)
 {
 	struct pc pc = { .c = c, .d = d };
 	int rc;
@@ -704,5 +706,33 @@ int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
 	}
 	*vfabric = pc.vfabric;
 	free(pc.text);
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* Forget the messages after the first n (a reading given up). */
+static void diag_cut(struct vf_diag *d, unsigned n)
+{
+	while (d->n > n) {
+		struct vf_diag_msg *m = &d->v[--d->n];
+
+		d->errors -= m->level == VF_DIAG_ERROR;
+		free(m->text);
+	}
+}
+
+int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
+		  bool *vfabric)
+{
+	unsigned first = d->n;
+	int rc = extended_load(path, c, d, vfabric);
+
+	if (rc || *vfabric || d->oom)
+		return rc;
+	/* no vFabric statement: stock OpenSM's meaning, exactly */
+	diag_cut(d, first);
+	vf_config_free(c);
+	if (vf_names_add(&c->files, path))
+		return -ENOMEM;
+	rc = vf_pconf_stock_load(path, c, d);
 	return rc == -ENOMEM ? rc : 0;
 }

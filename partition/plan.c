@@ -101,6 +101,8 @@ struct plan_work {
 	unsigned *first_vf;		/* [num_parts] */
 	uint32_t *ends;			/* the end ports' slots */
 	uint32_t num_ends;
+	unsigned *indx0;		/* stock: per end, 1 + the partition
+					 * at its index 0, or 0 */
 };
 
 /* The group numbers of a member list (-1 for a name not found). */
@@ -272,6 +274,104 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 	return rc;
 }
 
+/* ---- a stock partitions.conf: OpenSM's own rule ------------------------ */
+
+/* Does entry e name port slot `port` (as OpenSM finds ports by GUID)? */
+static bool pc_names(const struct plan_work *w, const struct vf_pc_entry *e,
+		     uint32_t port)
+{
+	const struct vf_fabric *f = w->f;
+	uint8_t type = f->nodes[f->ports[port].node].type;
+
+	switch (e->select) {
+	case VF_PC_ALL:
+		return true;
+	case VF_PC_CAS:
+		return type == VF_NODE_CA;
+	case VF_PC_SWITCHES:
+		return type == VF_NODE_SWITCH;
+	case VF_PC_ROUTERS:
+		return type == VF_NODE_ROUTER;
+	case VF_PC_SELF:
+		return port == w->o->sm_port;
+	default:
+		return f->ports[port].guid == e->guid;
+	}
+}
+
+struct pc_ref {
+	unsigned seq, vf, entry;
+};
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct pc_ref *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Every entry of every partition in file order: the last one naming a
+ * port decides its membership there (osm_prtn_add_port overwrites), both
+ * is full only without allow_both_pkeys, and an indx0 entry puts its
+ * partition at the port's index 0 until a later entry of that partition
+ * without indx0 names the port again.
+ */
+static int stock_members(struct plan_work *w, struct vf_plan *p)
+{
+	const struct vf_config *c = w->c;
+	struct pc_ref *refs;
+	int *part = calloc(c->num_vfs + 1, sizeof(*part));
+	unsigned n = 0, total = 0;
+
+	for (unsigned i = 0; i < c->num_vfs; i++)
+		total += c->vfs[i].num_pc_entries;
+	refs = malloc((total + 1) * sizeof(*refs));
+	w->indx0 = calloc(w->num_ends + 1, sizeof(*w->indx0));
+	if (!part || !refs || !w->indx0)
+		goto oom;
+	for (unsigned i = 0; i < c->num_vfs; i++) {
+		part[i] = part_of(w, p, p->vf_pkey[i], c->vfs[i].name, i);
+		if (part[i] < 0)
+			goto oom;
+		for (unsigned j = 0; j < c->vfs[i].num_pc_entries; j++)
+			refs[n++] = (struct pc_ref){
+				c->vfs[i].pc_entries[j].seq, i, j };
+	}
+	qsort(refs, n, sizeof(*refs), by_seq);
+	for (unsigned r = 0; r < n; r++) {
+		const struct vf_pc_entry *e =
+			&c->vfs[refs[r].vf].pc_entries[refs[r].entry];
+		unsigned k = (unsigned)part[refs[r].vf];
+		uint8_t m = e->membership == VF_MEMBER_BOTH &&
+			    !w->o->allow_both_pkeys ? VF_MEMBER_FULL :
+			    e->membership;
+
+		for (uint32_t x = 0; x < w->num_ends; x++) {
+			if (!pc_names(w, e, w->ends[x]))
+				continue;
+			w->mem[k][x] = m;
+			if (e->indx0)
+				w->indx0[x] = k + 1;
+			else if (w->indx0[x] == k + 1)
+				w->indx0[x] = 0;
+		}
+	}
+	p->stock = true;
+	p->groups = malloc((c->num_pc_groups + 1) * sizeof(*p->groups));
+	if (!p->groups)
+		goto oom;
+	memcpy(p->groups, c->pc_groups, c->num_pc_groups * sizeof(*p->groups));
+	p->num_groups = c->num_pc_groups;
+	free(part);
+	free(refs);
+	return 0;
+oom:
+	free(part);
+	free(refs);
+	return -ENOMEM;
+}
+
 /* The default partition's own rules, on top of 0x7fff VFs' members. */
 static void default_rules(struct plan_work *w, const struct vf_plan *p)
 {
@@ -371,7 +471,8 @@ static int compact(struct plan_work *w, struct vf_plan *p)
 			if (w->mem[k][e] != VF_MEMBER_NONE)
 				part->members[part->num_members++] =
 					(struct vf_part_member){
-						port, w->mem[k][e] };
+						port, w->mem[k][e],
+						w->indx0 && w->indx0[e] == k + 1 };
 		}
 	}
 	return 0;
@@ -384,6 +485,7 @@ static void work_free(struct plan_work *w, unsigned parts)
 	free(w->mem);
 	free(w->first_vf);
 	free(w->ends);
+	free(w->indx0);
 	vf_dg_members_free(&w->dg);
 }
 
@@ -416,6 +518,13 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	if (vf_dg_resolve(c, f, sm_node, &w.dg) ||
 	    part_of(&w, p, VF_PKEY_DEFAULT, "Default", 0) < 0)
 		goto out;
+	if (c->stock_file) {
+		/* OpenSM's meaning; its pkey manager handles table sizes */
+		rc = stock_members(&w, p);
+		if (!rc)
+			rc = compact(&w, p);
+		goto out;
+	}
 	for (unsigned i = 0; i < c->num_vfs; i++) {
 		if (p->vf_pkey[i] && add_vf(&w, p, i))
 			goto out;
@@ -447,6 +556,7 @@ void vf_plan_free(struct vf_plan *p)
 		free(p->parts[k].mgid_lines.v);
 	}
 	free(p->parts);
+	free(p->groups);
 	free(p->vf_pkey);
 	free(p->vf_sl);
 	memset(p, 0, sizeof(*p));

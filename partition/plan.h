@@ -38,6 +38,8 @@ struct vf_plan_opts {
 struct vf_part_member {
 	uint32_t port;			/* port slot in the fabric */
 	uint8_t membership;		/* enum vf_membership */
+	bool indx0;			/* this partition at index 0 (the
+					 * stock indx0 flag) */
 };
 
 struct vf_partition {
@@ -60,6 +62,14 @@ struct vf_plan {
 	int *vf_sl;			/* per config VF; -1 when not active */
 	unsigned num_vfs;
 	unsigned dropped;		/* memberships over a table's capacity */
+	/*
+	 * A stock partitions.conf (config stock_file): partitions may be
+	 * empty (OpenSM then drops them, with their groups), and groups are
+	 * the multicast groups OpenSM creates, in its order.
+	 */
+	bool stock;
+	struct vf_pc_group *groups;
+	unsigned num_groups;
 };
 
 /*

@@ -58,11 +58,13 @@ static struct vf_config *read_config(const char *path, bool *failed,
 	if (!c)
 		return NULL;
 	rc = vf_config_load(path, c, &d, &vfabric);
-	*plain = !rc && !vfabric;
+	/* a stock file too: the plugin gives it stock's meaning itself */
+	*plain = false;
 	*failed = rc != 0;
 	if (!*plain)
 		log_diag(&d);
-	if (rc || !vfabric) {
+	(void)vfabric;
+	if (rc) {
 		vf_config_free(c);
 		free(c);
 		c = NULL;

@@ -60,7 +60,6 @@ static void test_stock(void)
 	struct vf_diag d;
 	bool vfabric = true;
 	const struct vf_cfg_vf *st, *def;
-	const struct vf_cfg_dg *full;
 
 	OK(!load("stock.conf",
 		 "# a stock file\n"
@@ -71,31 +70,38 @@ static void test_stock(void)
 		 "\t0x0002c90300000031=b ;\n"
 		 "empty=0x0005 : ; lone : SELF=full\n", &c, &d, &vfabric),
 	   "a stock partitions.conf loads");
-	OK(!vfabric, "and is recognised as stock (left to OpenSM)");
+	OK(!vfabric, "and is recognised as stock (no vFabric statement)");
+	OK(c.stock_file, "read with stock OpenSM's meaning (pconfstock.c)");
 	EQ_U(c.num_vfs, 4, "four partitions");
 	def = vf(&c, "Default");
 	st = vf(&c, "storage");
-	OK(def && def->pkey == 0x7fff && def->ipoib && def->members.n == 1,
-	   "Default=0x7fff, ipoib : ALL=full");
+	OK(def && def->pkey == 0x7fff && def->num_pc_entries == 3 &&
+	   def->pc_entries[0].select == VF_PC_ALL &&
+	   def->pc_entries[0].membership == VF_MEMBER_LIMITED &&
+	   def->pc_entries[1].select == VF_PC_SELF &&
+	   def->pc_entries[2].membership == VF_MEMBER_FULL,
+	   "Default: OpenSM's ALL=limited, SELF=full, then the file's ALL=full");
 	OK(st && st->pkey == 2, "storage: P_Key 0x8002 taken as 0x0002");
-	OK(st && st->max_mtu == 2048 && st->max_rate == 7,
-	   "mtu=4 is 2048 bytes, rate=7 kept");
-	OK(st && st->raw_flags && !strcmp(st->raw_flags, ", sl=1, scope=2"),
-	   "sl and scope passed on as written");
-	OK(st && st->mgid_lines.n == 1 &&
-	   !strcmp(st->mgid_lines.v[0], "mgid=ff12:401b::2, sl=2, Q_Key=0x11"),
-	   "an mgid= definition takes the rest of its line");
-	full = vf_config_dg(&c, "storage#full");
-	OK(full && full->port_guids.n == 1 &&
-	   full->port_guids.v[0] == 0x0002c90300000011ull,
-	   "=full member in the partition's full group");
-	OK(vf_config_dg(&c, "storage#limited") &&
-	   vf_config_dg(&c, "storage#limited")->port_guids.n == 1,
-	   "a bare member is limited (OpenSM's default)");
-	OK(vf_config_dg(&c, "storage#both") && st->both.n == 1,
-	   "=b is a prefix of both, as OpenSM reads it");
-	OK(vf(&c, "empty") && vf(&c, "lone") && vf(&c, "lone")->pkey == -1,
-	   "an empty partition, and one without P_Key or ';' at the end");
+	OK(st && st->num_pc_entries == 3 &&
+	   st->pc_entries[0].guid == 0x0002c90300000011ull &&
+	   st->pc_entries[0].membership == VF_MEMBER_FULL &&
+	   st->pc_entries[1].membership == VF_MEMBER_LIMITED &&
+	   st->pc_entries[2].membership == VF_MEMBER_BOTH,
+	   "storage: =full, a bare member limited, =b a prefix of both");
+	EQ_U(c.num_pc_groups, 3, "three groups: two broadcast, one mgid=");
+	OK(c.num_pc_groups == 3 &&
+	   c.pc_groups[1].mgid_hi == 0xff12401b80020000ull &&
+	   c.pc_groups[1].rate == 7 && c.pc_groups[1].sl == 0 &&
+	   c.pc_groups[1].qkey == 0x0b1b && c.pc_groups[1].scope == 2,
+	   "storage's broadcast group: its P_Key, rate 7, SL 0 (no qos)");
+	OK(c.num_pc_groups == 3 &&
+	   c.pc_groups[2].mgid_hi == 0xff12401b80020000ull &&
+	   c.pc_groups[2].mgid_lo == 2 && c.pc_groups[2].sl == 2 &&
+	   c.pc_groups[2].qkey == 0x11,
+	   "mgid=ff12:401b::2: the P_Key filled in, its own sl and Q_Key");
+	OK(vf(&c, "empty") && vf(&c, "empty")->num_pc_entries == 0 &&
+	   vf(&c, "lone") && vf(&c, "lone")->pkey == 1,
+	   "an empty partition, and one without P_Key (generated: 0x0001) or ';' at the end");
 	OK(c.stock_defaults, "OpenSM's own default-partition rules apply");
 	vf_diag_free(&d);
 	vf_config_free(&c);
@@ -135,13 +141,20 @@ static const struct {
 	const char *what, *text, *expect;
 } bad[] = {
 	{ "a statement without ':'", "Default=0x7fff ALL=full ;\n",
-	  "bad.conf:1: partitions.conf: no ':'" },
+	  "bad.conf:1: no partition definition (no ':')" },
 	{ "a bad port GUID", "\np=0x10 : 0xzz=full ;\n",
-	  "bad.conf:2: partition 'p': not a port GUID or member keyword '0xzz'" },
-	{ "a bad membership", "p=0x10 :\n  0x0002c90300000011=owner ;\n",
-	  "bad.conf:2: partition 'p': membership is full, limited or both, not 'owner'" },
-	{ "a P_Key of 0", "p=0x8000 : ALL ;\n",
-	  "bad.conf:1: partition 'p': P_Key must be 0x0001-0xffff, not '0x8000'" },
+	  "bad.conf:2: bad PortGUID" },
+	{ "a P_Key that is no number", "p=zz : ALL ;\n",
+	  "bad.conf:1: bad partition definition" },
+	{ "a file without a statement", "# nothing\n\n",
+	  "bad.conf:2: no partition definition in the file" },
+	{ "a ';' on its own line after a short one",
+	  "p=0x10 : ALL ;\n;\n", "bad.conf:2: no partition definition" },
+	{ "an mgid= item that makes OpenSM read what no line wrote",
+	  "p=0x10 : mgid=ff12::1\n", "bad.conf:1: stock OpenSM would read memory" },
+	{ "a bad membership in a vFabric file",
+	  "DeviceGroup G : type=CA ;\np=0x10 :\n  @G=owner ;\n",
+	  "bad.conf:3: partition 'p': membership is full, limited or both, not 'owner'" },
 	{ "an unknown device group", "p=0x10 : @Nobody=full ;\n",
 	  "bad.conf:1: DeviceGroup 'p#full': includes unknown DeviceGroup 'Nobody'" },
 	{ "a bad NodeDesc pattern", "DeviceGroup G : desc=cn/1 ;\n",
@@ -173,6 +186,31 @@ static void test_bad(void)
 		vf_diag_free(&d);
 		vf_config_free(&c);
 	}
+}
+
+/* What stock OpenSM only warns about: the same, with a warning. */
+static void test_tolerated(void)
+{
+	struct vf_config c;
+	struct vf_diag d;
+	bool vfabric;
+	const struct vf_cfg_vf *p;
+
+	OK(!load("tol.conf", "p=0x8000, ipob, mtu=x :\n"
+		 "  0x0002c90300000011=owner, ,NONE, A=f ;\n", &c, &d, &vfabric),
+	   "tolerated by OpenSM: accepted");
+	p = vf(&c, "p");
+	OK(p && p->pkey == 1, "P_Key 0x8000 has no partition bits: generated, as OpenSM");
+	OK(p && p->num_pc_entries == 2 &&
+	   p->pc_entries[0].membership == VF_MEMBER_LIMITED &&
+	   p->pc_entries[1].select == VF_PC_ALL &&
+	   p->pc_entries[1].membership == VF_MEMBER_FULL,
+	   "=owner is limited, empty and NONE items nothing, A=f is ALL=full");
+	OK(said(&d, "tol.conf:2: unknown membership 'owner'", NULL) &&
+	   said(&d, "tol.conf:1: unknown partition flag 'ipob'", NULL),
+	   "each tolerated typo warned with file and line");
+	vf_diag_free(&d);
+	vf_config_free(&c);
 }
 
 /* Random bytes, a huge line, an unterminated quote: an answer, no crash. */
@@ -289,6 +327,7 @@ int main(void)
 	test_stock();
 	test_extended();
 	test_bad();
+	test_tolerated();
 	test_hostile();
 	test_equivalence();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
