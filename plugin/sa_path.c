@@ -270,6 +270,9 @@ static uint8_t lifetime(const struct pr_req *r, const struct path_parms *pp,
 
 	if (loopback)
 		return 0;
+	/* a stock partitions.conf: stock OpenSM's lifetime, subnet_timeout */
+	if (r->pol->config->stock_file)
+		return (uint8_t)r->subn->opt.subnet_timeout;
 	while ((1u << e) < pp->switches + 1)
 		e++;
 	life = r->subn->opt.subnet_timeout + e + vf_exp;

@@ -175,7 +175,7 @@ class Gen:
             sep = "," if i < len(items) - 1 and self.chance(0.8) else ""
             tail = " # member" if self.chance(0.1) else ""
             lines.append(self.sp() + "  " + it + sep + tail)
-        if self.chance(0.12):
+        if self.chance(0.05):
             lines.append(";")                     # ';' on its own line
         else:
             lines[-1] += f"{self.sp()};"
@@ -200,7 +200,7 @@ class Gen:
             return "\n".join(out + ["# only comments", ""]) + "\n"
         names_used, pkeys_used = [], []
         n = self.r.randrange(1, 6)
-        fatal_at = self.r.randrange(n + 1) if self.chance(0.15) else None
+        fatal_at = self.r.randrange(n + 1) if self.chance(0.12) else None
         for i in range(n):
             if fatal_at == i:
                 out.append(self.fatal())
