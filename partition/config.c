@@ -185,6 +185,8 @@ static void vf_free(struct vf_cfg_vf *v)
 	free(v->qos_group);
 	free(v->raw_flags);
 	names_free(&v->mgid_lines);
+	for (unsigned i = 0; i < v->num_pc_entries; i++)
+		free(v->pc_entries[i].group);
 	free(v->pc_entries);
 }
 
@@ -489,6 +491,12 @@ static void check_vf(const struct vf_config *c, const struct vf_cfg_vf *v,
 	check_dg_refs(c, &v->members, &v->at, "Member", owner, d);
 	check_dg_refs(c, &v->limited, &v->at, "LimitedMember", owner, d);
 	check_dg_refs(c, &v->both, &v->at, "member (both)", owner, d);
+	for (unsigned i = 0; i < v->num_pc_entries; i++)
+		if (v->pc_entries[i].group &&
+		    vf_config_dg_index(c, v->pc_entries[i].group) < 0)
+			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+				    "%s: member @%s names an unknown DeviceGroup",
+				    owner, v->pc_entries[i].group);
 	if (!v->members.n && !v->limited.n && !v->both.n &&
 	    !v->from_partitions_conf)
 		vf_diag_add(d, VF_DIAG_ERROR, &v->at,

@@ -76,6 +76,7 @@ enum vf_pc_select {
 	VF_PC_SWITCHES,		/* ALL_SWITCHES (switch port 0) */
 	VF_PC_ROUTERS,		/* ALL_ROUTERS */
 	VF_PC_SELF,		/* the SM's port */
+	VF_PC_GROUP,		/* a DeviceGroup (@NAME, vFabric files) */
 };
 
 struct vf_pc_entry {
@@ -84,6 +85,7 @@ struct vf_pc_entry {
 	uint8_t membership;	/* enum vf_membership as written */
 	bool indx0;		/* the statement's indx0 flag */
 	uint64_t guid;		/* VF_PC_GUID */
+	char *group;		/* VF_PC_GROUP: the DeviceGroup's name */
 };
 
 /* A multicast group a stock partitions.conf creates, in creation order. */

@@ -155,8 +155,8 @@ int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
 	for (unsigned g = 0; g < c->num_dgs; g++)
 		resolve_one(c, f, sm_node, f->num_switches == 0, m, g, done,
 			    0);
-	if (c->stock_file)
-		vf_pc_resolve(c, f, sm_node, m);
+	/* partitions.conf partitions: their final members (last entry wins) */
+	vf_pc_resolve(c, f, sm_node, m);
 	free(done);
 	return 0;
 }

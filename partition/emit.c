@@ -44,9 +44,11 @@ static void put_partition(FILE *out, const struct vf_partition *part,
 {
 	put_name(out, part->name);
 	fprintf(out, "=0x%04x", part->pkey);
+	bool block = !part->ipoib && !part->stock_rules;
+
 	if (part->ipoib)
 		fprintf(out, ", ipoib");
-	if (!part->ipoib)
+	if (block)
 		fprintf(out, BLOCK_FLAGS);
 	if (part->mtu && part->ipoib)
 		fprintf(out, ", mtu=%u", part->mtu);
@@ -57,10 +59,15 @@ static void put_partition(FILE *out, const struct vf_partition *part,
 	if (part->raw_flags)
 		fprintf(out, "%s", part->raw_flags);
 	fprintf(out, " :");
-	/* an mgid= definition takes the rest of its line, in OpenSM */
+	/*
+	 * An mgid= definition takes the rest of its line, in OpenSM; one
+	 * without a flag makes OpenSM read on past the end of its line
+	 * (pconfstock.h): an unknown flag, which it ignores, stops that.
+	 */
 	for (unsigned i = 0; i < part->mgid_lines.n; i++)
-		fprintf(out, "\n\t%s", part->mgid_lines.v[i]);
-	if (!part->ipoib)
+		fprintf(out, "\n\t%s%s", part->mgid_lines.v[i],
+			strchr(part->mgid_lines.v[i], ',') ? "" : ", vfabric");
+	if (block)
 		fprintf(out, "\n\t" BLOCK_MGID);
 	for (unsigned i = 0; i < part->num_members; i++)
 		fprintf(out, "%s\n\t0x%016llx=%s", i ? "," : "",
@@ -95,6 +102,18 @@ static void put_members(FILE *out, const struct vf_partition *part,
 		first = false;
 	}
 	fprintf(out, " ;\n\n");
+}
+
+/* Per partition, the ports that hold it at index 0 (the indx0 flag). */
+static void put_indx0(FILE *out, const struct vf_plan *p,
+		      const struct vf_fabric *f)
+{
+	for (unsigned k = 0; k < p->num_parts; k++)
+		for (unsigned i = 0; i < p->parts[k].num_members; i++)
+			if (p->parts[k].members[i].indx0) {
+				put_members(out, &p->parts[k], f, true);
+				break;
+			}
 }
 
 /*
@@ -132,12 +151,7 @@ static void put_stock(FILE *out, const struct vf_plan *p,
 	for (unsigned k = 0; k < p->num_parts; k++)
 		if (p->parts[k].num_members)
 			put_members(out, &p->parts[k], f, false);
-	for (unsigned k = 0; k < p->num_parts; k++)
-		for (unsigned i = 0; i < p->parts[k].num_members; i++)
-			if (p->parts[k].members[i].indx0) {
-				put_members(out, &p->parts[k], f, true);
-				break;
-			}
+	put_indx0(out, p, f);
 }
 
 void vf_emit_partitions(FILE *out, const struct vf_plan *p,
@@ -151,6 +165,7 @@ void vf_emit_partitions(FILE *out, const struct vf_plan *p,
 	}
 	for (unsigned k = 0; k < p->num_parts; k++)
 		put_partition(out, &p->parts[k], f);
+	put_indx0(out, p, f);
 }
 
 /* Write through fn into path (vf_file_replace); 0 or -errno. */

@@ -717,9 +717,12 @@ static bool live_end(const struct vf_fabric *f, uint32_t p)
 	return port->num > 0 && port->remote != VF_NONE;
 }
 
-static bool names_port(const struct vf_fabric *f, const struct vf_pc_entry *e,
-		       uint32_t p, uint32_t sm_port)
+static bool names_port(const struct vf_config *c, const struct vf_fabric *f,
+		       const struct vf_dg_members *m,
+		       const struct vf_pc_entry *e, uint32_t p, uint32_t sm_port)
 {
+	int g;
+
 	uint8_t type = f->nodes[f->ports[p].node].type;
 
 	switch (e->select) {
@@ -733,6 +736,9 @@ static bool names_port(const struct vf_fabric *f, const struct vf_pc_entry *e,
 		return type == VF_NODE_ROUTER;
 	case VF_PC_SELF:
 		return p == sm_port;
+	case VF_PC_GROUP:
+		g = vf_config_dg_index(c, e->group);
+		return g >= 0 && vf_dg_has(m, (unsigned)g, p);
 	default:
 		return f->ports[p].guid == e->guid;
 	}
@@ -764,7 +770,8 @@ void vf_pc_resolve(const struct vf_config *c, const struct vf_fabric *f,
 			if (!live_end(f, p))
 				continue;
 			for (unsigned e = 0; e < v->num_pc_entries; e++)
-				if (names_port(f, &v->pc_entries[e], p, sm_port))
+				if (names_port(c, f, m, &v->pc_entries[e], p,
+					       sm_port))
 					mem = v->pc_entries[e].membership;
 			if (mem != VF_MEMBER_NONE && g[mem] >= 0)
 				m->bits[(size_t)g[mem] * m->words + p / 64] |=

@@ -148,7 +148,8 @@ static int part_of(struct plan_work *w, struct vf_plan *p, uint16_t pkey,
 		return -1;
 	w->mem[p->num_parts] = calloc(w->num_ends ? w->num_ends : 1, 1);
 	p->parts[p->num_parts] = (struct vf_partition){
-		.name = strdup(name), .pkey = pkey, .sl = -1 };
+		.name = strdup(name), .pkey = pkey, .sl = -1,
+		.stock_rules = true };
 	w->first_vf[p->num_parts] = vf;
 	if (!w->mem[p->num_parts] || !p->parts[p->num_parts].name) {
 		free(w->mem[p->num_parts]);
@@ -232,6 +233,7 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 	if (k < 0)
 		return -ENOMEM;
 	part = &p->parts[k];
+	part->stock_rules &= v->from_partitions_conf;
 	part->ipoib |= v->ipoib || vf_ipoib(w->c, v, part->pkey);
 	if (v->raw_flags && !part->raw_flags &&
 	    !(part->raw_flags = strdup(v->raw_flags)))
@@ -294,6 +296,11 @@ static bool pc_names(const struct plan_work *w, const struct vf_pc_entry *e,
 		return type == VF_NODE_ROUTER;
 	case VF_PC_SELF:
 		return port == w->o->sm_port;
+	case VF_PC_GROUP: {
+		int g = vf_config_dg_index(w->c, e->group);
+
+		return g >= 0 && vf_dg_has(&w->dg, (unsigned)g, port);
+	}
 	default:
 		return f->ports[port].guid == e->guid;
 	}
@@ -315,9 +322,12 @@ static int by_seq(const void *a, const void *b)
  * port decides its membership there (osm_prtn_add_port overwrites), both
  * is full only without allow_both_pkeys, and an indx0 entry puts its
  * partition at the port's index 0 until a later entry of that partition
- * without indx0 names the port again.
+ * without indx0 names the port again.  With !set_mem only the index 0
+ * part (a partitions.conf with vFabric statements: its members come from
+ * the member groups vf_pc_resolve() filled).
  */
-static int stock_members(struct plan_work *w, struct vf_plan *p)
+static int stock_members(struct plan_work *w, struct vf_plan *p,
+			 bool set_mem)
 {
 	const struct vf_config *c = w->c;
 	struct pc_ref *refs;
@@ -331,6 +341,8 @@ static int stock_members(struct plan_work *w, struct vf_plan *p)
 	if (!part || !refs || !w->indx0)
 		goto oom;
 	for (unsigned i = 0; i < c->num_vfs; i++) {
+		if (!p->vf_pkey[i] || !c->vfs[i].num_pc_entries)
+			continue;	/* not active, or no entries */
 		part[i] = part_of(w, p, p->vf_pkey[i], c->vfs[i].name, i);
 		if (part[i] < 0)
 			goto oom;
@@ -350,19 +362,23 @@ static int stock_members(struct plan_work *w, struct vf_plan *p)
 		for (uint32_t x = 0; x < w->num_ends; x++) {
 			if (!pc_names(w, e, w->ends[x]))
 				continue;
-			w->mem[k][x] = m;
+			if (set_mem)
+				w->mem[k][x] = m;
 			if (e->indx0)
 				w->indx0[x] = k + 1;
 			else if (w->indx0[x] == k + 1)
 				w->indx0[x] = 0;
 		}
 	}
+	if (!set_mem)
+		goto done;
 	p->stock = true;
 	p->groups = malloc((c->num_pc_groups + 1) * sizeof(*p->groups));
 	if (!p->groups)
 		goto oom;
 	memcpy(p->groups, c->pc_groups, c->num_pc_groups * sizeof(*p->groups));
 	p->num_groups = c->num_pc_groups;
+done:
 	free(part);
 	free(refs);
 	return 0;
@@ -520,7 +536,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 		goto out;
 	if (c->stock_file) {
 		/* OpenSM's meaning; its pkey manager handles table sizes */
-		rc = stock_members(&w, p);
+		rc = stock_members(&w, p, true);
 		if (!rc)
 			rc = compact(&w, p);
 		goto out;
@@ -534,7 +550,12 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	 * partitions.conf: only its Default line decides, as in OpenSM) */
 	if (!own_default && !c->stock_defaults)
 		p->parts[0].ipoib = true;
-	default_rules(&w, p);
+	/* a partitions.conf's Default statement starts with OpenSM's own
+	 * entries (ALL=limited, SELF=full): its members are final */
+	if (!own_default || !c->stock_defaults)
+		default_rules(&w, p);
+	if (c->stock_defaults && stock_members(&w, p, false))
+		goto out;
 	flag_non_end_ports(&w, d);
 	fit_capacity(&w, p, d);
 	rc = compact(&w, p);

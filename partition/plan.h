@@ -46,6 +46,8 @@ struct vf_partition {
 	char *name;			/* the first VF's, or "Default" */
 	uint16_t pkey;			/* 15 bits */
 	bool ipoib;			/* an IPoIB broadcast group */
+	bool stock_rules;		/* partitions.conf partitions only:
+					 * no group without ipoib, as OpenSM */
 	unsigned mtu;			/* IB MTU code of the group, 0 default */
 	unsigned rate;			/* IB rate code, 0 default */
 	int sl;				/* -1 default */

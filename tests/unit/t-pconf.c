@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "partition/emit.h"
 #include "partition/load.h"
 #include "partition/plan.h"
 #include "routing/netfile.h"
@@ -130,9 +131,11 @@ static void test_extended(void)
 	s = vf(&c, "storage");
 	OK(s && s->apps.n == 1 && s->qos.enable && s->qos.base_sl == 2 &&
 	   s->qos.bandwidth == 20, "partition with app, qos, basesl, bandwidth");
-	OK(vf_config_dg(&c, "storage#full") &&
-	   vf_config_dg(&c, "storage#full")->includes.n == 1,
-	   "@Tenant=full includes the group");
+	OK(s && s->num_pc_entries == 1 &&
+	   s->pc_entries[0].select == VF_PC_GROUP &&
+	   !strcmp(s->pc_entries[0].group, "Tenant") &&
+	   s->pc_entries[0].membership == VF_MEMBER_FULL,
+	   "@Tenant=full: an entry naming the group");
 	vf_diag_free(&d);
 	vf_config_free(&c);
 }
@@ -152,11 +155,11 @@ static const struct {
 	  "p=0x10 : ALL ;\n;\n", "bad.conf:2: no partition definition" },
 	{ "an mgid= item that makes OpenSM read what no line wrote",
 	  "p=0x10 : mgid=ff12::1\n", "bad.conf:1: stock OpenSM would read memory" },
-	{ "a bad membership in a vFabric file",
-	  "DeviceGroup G : type=CA ;\np=0x10 :\n  @G=owner ;\n",
-	  "bad.conf:3: partition 'p': membership is full, limited or both, not 'owner'" },
+	{ "a bad member in a vFabric file",
+	  "DeviceGroup G : type=CA ;\np=0x10 :\n  @G=full, cn01 ;\n",
+	  "bad.conf:3: partition 'p': not a port GUID or member keyword 'cn01'" },
 	{ "an unknown device group", "p=0x10 : @Nobody=full ;\n",
-	  "bad.conf:1: DeviceGroup 'p#full': includes unknown DeviceGroup 'Nobody'" },
+	  "bad.conf:1: VirtualFabric 'p': member @Nobody names an unknown DeviceGroup" },
 	{ "a bad NodeDesc pattern", "DeviceGroup G : desc=cn/1 ;\n",
 	  "bad.conf:1: DeviceGroup 'G': column 3" },
 	{ "an unknown item", "Application A : port=1 ;\n",
@@ -318,6 +321,90 @@ static void test_equivalence(void)
 	vf_fabric_destroy(f);
 }
 
+/* Port slot port's membership of the partition with pkey in p. */
+static uint8_t member(const struct vf_plan *p, uint16_t pkey, uint32_t port)
+{
+	for (unsigned k = 0; k < p->num_parts; k++)
+		for (unsigned i = 0; p->parts[k].pkey == pkey &&
+		     i < p->parts[k].num_members; i++)
+			if (p->parts[k].members[i].port == port)
+				return p->parts[k].members[i].membership;
+	return VF_MEMBER_NONE;
+}
+
+static uint32_t host_port(const struct vf_fabric *f, const char *name)
+{
+	return f->nodes[vf_fabric_find_name(f, name)].first_port + 1;
+}
+
+/*
+ * A vFabric partitions.conf: its partition statements keep stock OpenSM's
+ * meaning (issue 14, point 3): split definitions, the last entry for a
+ * port wins, prefixes, a repeated name without P_Key, no group without
+ * ipoib.
+ */
+static void test_extended_rules(void)
+{
+	struct vf_fabric *f = golden_fabric("ft2-4x4.net");
+	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct vf_assignment a = { 0 };
+	struct vf_config c;
+	struct vf_diag d;
+	struct vf_plan p;
+	char text[1024], *out = NULL;
+	size_t len = 0;
+	FILE *mem;
+	bool vfabric, ok = true;
+	uint16_t t2 = 0;
+
+	if (!OK(f != NULL, "load the 4x4 tree"))
+		return;
+	o.sm_port = host_port(f, "cn0016");
+	snprintf(text, sizeof(text),
+		 "DeviceGroup A : desc=cn000[1-4]* ;\n"
+		 "DeviceGroup B : desc=cn000[5-8]* ;\n"
+		 "T1=0x0010, i : @A=full, @B ;\n"
+		 "T1=0x8010 : @B=f, 0x%016llx=l ;\n"
+		 "T2, d=full : @A ;\n"
+		 "T2 : @A=lim ;\n"
+		 "Default=0x7fff : SELF=limited ;\n",
+		 (unsigned long long)f->ports[host_port(f, "cn0001")].guid);
+	if (!OK(!load("ext.conf", text, &c, &d, &vfabric) && vfabric &&
+		!vf_plan_build(&c, f, &o, &a, &p, &d),
+		"plan a vFabric partitions.conf with split statements"))
+		goto out;
+	EQ_U(p.num_parts, 3, "three partitions: Default, T1 (two statements), T2 (two)");
+	OK(member(&p, 0x10, host_port(f, "cn0001")) == VF_MEMBER_LIMITED &&
+	   member(&p, 0x10, host_port(f, "cn0002")) == VF_MEMBER_FULL &&
+	   member(&p, 0x10, host_port(f, "cn0005")) == VF_MEMBER_FULL,
+	   "T1: a later entry for a port overrides an earlier one (cn0001 limited, B full)");
+	for (unsigned k = 0; k < p.num_parts; k++)
+		if (p.parts[k].pkey != 0x10 && p.parts[k].pkey != 0x7fff)
+			t2 = p.parts[k].pkey;
+	for (int i = 1; i <= 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "cn%04d", i);
+		ok &= member(&p, t2, host_port(f, name)) == VF_MEMBER_LIMITED;
+	}
+	OK(t2 && ok, "T2 named twice without P_Key: one partition, A limited (the last entry), not full");
+	OK(member(&p, 0x7fff, o.sm_port) == VF_MEMBER_LIMITED &&
+	   member(&p, 0x7fff, host_port(f, "cn0003")) == VF_MEMBER_LIMITED,
+	   "Default: OpenSM's SELF=full overridden by the file's SELF=limited");
+	mem = open_memstream(&out, &len);
+	vf_emit_partitions(mem, &p, f, "ext.conf");
+	fclose(mem);
+	OK(out && !strstr(out, "rate=22") && strstr(out, "ipoib"),
+	   "no join-blocking broadcast group for a partition without ipoib");
+	free(out);
+	vf_plan_free(&p);
+out:
+	vf_assignment_free(&a);
+	vf_config_free(&c);
+	vf_diag_free(&d);
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	char cmd[64];
@@ -330,6 +417,7 @@ int main(void)
 	test_tolerated();
 	test_hostile();
 	test_equivalence();
+	test_extended_rules();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))
 		printf("# could not remove %s\n", tmpdir);
