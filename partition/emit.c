@@ -148,9 +148,13 @@ static void put_stock(FILE *out, const struct vf_plan *p,
 		fprintf(out, ", scope=%u, sl=%u, Q_Key=0x%x, TClass=%u, FlowLabel=0x%x ;\n\n",
 			g->scope, g->sl, g->qkey, g->tclass, g->flow_label);
 	}
-	for (unsigned k = 0; k < p->num_parts; k++)
-		if (p->parts[k].num_members)
-			put_members(out, &p->parts[k], f, false);
+	/* by P_Key: the order of these statements means nothing to OpenSM */
+	for (unsigned pkey = 1; pkey <= 0x7fff; pkey++) {
+		const struct vf_partition *part = part_by_pkey(p, (uint16_t)pkey);
+
+		if (part && part->num_members)
+			put_members(out, part, f, false);
+	}
 	put_indx0(out, p, f);
 }
 

@@ -341,8 +341,11 @@ static int stock_members(struct plan_work *w, struct vf_plan *p,
 	if (!part || !refs || !w->indx0)
 		goto oom;
 	for (unsigned i = 0; i < c->num_vfs; i++) {
-		if (!p->vf_pkey[i] || !c->vfs[i].num_pc_entries)
-			continue;	/* not active, or no entries */
+		/* a stock partition without members still makes its groups
+		 * (OpenSM then drops both): it keeps the MLIDs in step */
+		if (!p->vf_pkey[i] ||
+		    (!set_mem && !c->vfs[i].num_pc_entries))
+			continue;
 		part[i] = part_of(w, p, p->vf_pkey[i], c->vfs[i].name, i);
 		if (part[i] < 0)
 			goto oom;

@@ -35,6 +35,7 @@ import vfsim
 import vftest
 
 FILES = int(os.environ.get("PCONF_DIFF_FILES", "12"))
+OFFLINE = int(os.environ.get("PCONF_DIFF_OFFLINE", "200"))
 SEED = int(os.environ.get("PCONF_DIFF_SEED", "1"))
 REFUSED = "Partition configuration in error"
 # a sample of PathRecords: within a leaf, across, with a switch, the SM
@@ -171,11 +172,50 @@ def check_file(tap, path, seed, both):
                d + "\n--- file:\n" + open(path).read())
 
 
+def emitted(path, net, out):
+    """The plain file the plugin writes for path on net (None: refused)."""
+    res = vftest.vfabric("resolve", path, "--topo", net, "--sm",
+                         "cn0001 HCA-1", "--emit", out)
+    if res.returncode:
+        return None
+    with open(out) as fh:
+        return [line for line in fh if not line.startswith("#")]
+
+
+def offline(tap, work):
+    """Without ibsim: the file the plugin writes means, read again, what
+    the source meant (it is a fixed point: written again, the same), for
+    OFFLINE generated files, some refused."""
+    net = os.path.join(work, f"pconfdiff-{os.getpid()}.net")
+    fabric().write(net)
+    bad, refused = [], 0
+    for seed in range(SEED, SEED + OFFLINE):
+        src = os.path.join(work, f"pconfdiff-{os.getpid()}-off.conf")
+        with open(src, "w") as fh:
+            fh.write(pconfgen.generate(seed))
+        first = emitted(src, net, src + ".1")
+        if first is None:
+            refused += 1
+            continue
+        again = emitted(src + ".1", net, src + ".2")
+        if again != first:
+            bad.append(seed)
+    for f in (net, src, src + ".1", src + ".2"):
+        if os.path.exists(f):
+            os.unlink(f)
+    tap.ok(not bad and refused < OFFLINE, f"offline: {OFFLINE - refused} "
+           f"generated files ({refused} refused): the plain file the plugin "
+           "writes, read again, gives the same plan and groups",
+           f"seeds {bad[:10]}")
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
     work = os.environ.get("VF_TMPDIR") or "/tmp"
     os.makedirs(work, exist_ok=True)
+    if OFFLINE:
+        offline(tap, work)
     t0 = time.monotonic()
     seeds = [int(x) for x in os.environ.get("PCONF_DIFF_SEEDS", "").split(",")
              if x] or range(SEED, SEED + FILES)
