@@ -315,6 +315,43 @@ static bool group_exists(const struct rd *r, const uint8_t *raw)
 	return false;
 }
 
+/*
+ * An MTU or rate code as OpenSM's SA takes it when it creates a group:
+ * the low 8 bits, the selector "exactly" or'ed into the top two; a
+ * selector that comes out as 3 takes the subnet's own value (fine), else
+ * the code must be within [lo, hi].
+ */
+static bool code_ok(unsigned v, unsigned lo, unsigned hi)
+{
+	uint8_t eff = (uint8_t)((uint8_t)v | 0x80);
+
+	return eff >> 6 == 3 || ((eff & 0x3f) >= lo && (eff & 0x3f) <= hi);
+}
+
+/*
+ * Would OpenSM's SA create this group (mcmr_rcv_create_new_mgrp(), with
+ * ipoib_mcgroup_creation_validation on, its default)?  MTU 256-4096 and
+ * rate 2.5-600 Gb/s codes; an IPoIB MGID other than the broadcast group
+ * needs its partition's broadcast group at the same scope; other MGIDs
+ * must not use the reserved flag bits, nor 0xA01B at link-local scope.
+ */
+static bool creatable(const struct rd *r, const struct gflags *f,
+		      const uint8_t *raw)
+{
+	unsigned sig = (unsigned)(raw[2] << 8 | raw[3]);
+
+	if (!code_ok(f->mtu, 1, 5) || !code_ok(f->rate, 2, 22))
+		return false;
+	if (sig == 0x401b || sig == 0x601b) {
+		uint8_t bcast[16] = { 0xff, (uint8_t)(0x10 | (raw[1] & 0xf)),
+			0x40, 0x1b, raw[4], raw[5], 0, 0, 0, 0, 0, 0,
+			0xff, 0xff, 0xff, 0xff };
+
+		return !memcmp(bcast, raw, 16) || group_exists(r, bcast);
+	}
+	return !(raw[1] & 0xe0) && !(sig == 0xa01b && (raw[1] & 0xf) == 2);
+}
+
 /* osm_prtn_add_mcgroup(): one group at one scope (found, or made). */
 static int add_group(struct rd *r, const struct gflags *f, const uint8_t *mgid,
 		     unsigned scope)
@@ -327,6 +364,11 @@ static int add_group(struct rd *r, const struct gflags *f, const uint8_t *mgid,
 	raw[1] = (uint8_t)((raw[1] & 0xf0) | (scope & 0xf));
 	if (group_exists(r, raw))
 		return 0;
+	if (!creatable(r, f, raw)) {
+		say(r, VF_DIAG_WARN, "%sa multicast group OpenSM's SA will not create (MTU, rate, or no broadcast group for an IPoIB MGID); none (as OpenSM)",
+		    NULL);
+		return 0;
+	}
 	grown = realloc(r->c->pc_groups,
 			(r->c->num_pc_groups + 1) * sizeof(*grown));
 	if (!grown)
@@ -487,6 +529,8 @@ static int create(struct rd *r, char *name, char *id)
 		raw[4] = (uint8_t)((r->parts[k].pkey | 0x8000) >> 8);
 		raw[5] = (uint8_t)r->parts[k].pkey;
 		f.qkey = f.qkey ? f.qkey : IPOIB_QKEY;
+		f.scope_mask = 0;	/* OpenSM: the broadcast group's scope
+					 * is always link-local */
 		if (create_groups(r, &f, raw))
 			r->oom = true;
 	}
