@@ -379,7 +379,9 @@ static int stock_members(struct plan_work *w, struct vf_plan *p,
 	p->groups = malloc((c->num_pc_groups + 1) * sizeof(*p->groups));
 	if (!p->groups)
 		goto oom;
-	memcpy(p->groups, c->pc_groups, c->num_pc_groups * sizeof(*p->groups));
+	if (c->num_pc_groups)
+		memcpy(p->groups, c->pc_groups,
+		       c->num_pc_groups * sizeof(*p->groups));
 	p->num_groups = c->num_pc_groups;
 done:
 	free(part);
