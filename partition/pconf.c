@@ -472,7 +472,10 @@ static int partition_member(struct pc *pc, struct part *p, char *name,
 static int unique_name(struct pc *pc, const char *name, char *out,
 		       size_t size)
 {
-	snprintf(out, size, "%.*s", VF_CFG_MAX_NAME - 8, name);
+	/* room for "#NNNN" and the member groups' "#limited" */
+	int room = VF_CFG_MAX_NAME - 16;
+
+	snprintf(out, size, "%.*s", room, name);
 	for (unsigned n = 2; n < 10000; n++) {
 		bool taken = false;
 
@@ -480,7 +483,7 @@ static int unique_name(struct pc *pc, const char *name, char *out,
 			taken = !strcmp(pc->c->vfs[i].name, out);
 		if (!taken)
 			return 0;
-		snprintf(out, size, "%.*s#%u", VF_CFG_MAX_NAME - 8, name, n);
+		snprintf(out, size, "%.*s#%u", room, name, n);
 	}
 	return -EEXIST;
 }
@@ -620,7 +623,13 @@ static int partition_members(struct pc *pc, struct part *p, const char *s,
 			s = end;
 			continue;
 		}
+		/* OpenSM reads a line at a time: a line ends an item too */
 		end = item_end(s, e, ',');
+		{
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+			end = nl ? nl : end;
+		}
 		item = token(s, end);
 		if (!item)
 			return -ENOMEM;

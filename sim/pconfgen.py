@@ -42,10 +42,15 @@ KEYWORDS = ["ALL", "A", "AL", "ALL_CAS", "ALL_C", "ALL_SWITCHES", "ALL_S",
 
 
 class Gen:
-    def __init__(self, seed):
+    """plain: only what a partitions.conf with vFabric statements reads as
+    OpenSM does (explicit P_Keys, no fatal error, no ';' on its own line,
+    no mgid= item that makes OpenSM read on, no CRLF)."""
+
+    def __init__(self, seed, plain=False):
         self.r = random.Random(seed)
         self.seed = seed
         self.gid = 0
+        self.plain = plain
 
     def pick(self, seq):
         return self.r.choice(seq)
@@ -110,7 +115,7 @@ class Gen:
             pkey = "0x7fff"
         elif self.chance(0.15) and pkeys_used:
             pkey = self.pick(pkeys_used)          # a split definition
-        elif self.chance(0.75):
+        elif self.chance(0.75) or self.plain:
             pkey = self.pick(PKEYS)
         else:
             pkey = None
@@ -145,11 +150,12 @@ class Gen:
         g = self.pick([f"ff12::{self.gid:x}", f"ff15::{self.gid:x}",
                        f"ff12:401b::{self.gid:x}",
                        f"ff12:401b:8001::{self.gid:x}",
-                       f"ff12:601b::{self.gid:x}", "fe80::1"])
+                       f"ff12:601b::{self.gid:x}"] +
+                      ([] if self.plain else ["fe80::1"]))
         flags = [self.pick(["sl=1", "sl=2", "Q_Key=0x12", "mtu=4", "rate=3",
                             "mtu=5", "scope=5", "scope=2", "TClass=2",
                             "FlowLabel=7", "zz"])
-                 for _ in range(self.r.randrange(3))]
+                 for _ in range(self.r.randrange(self.plain, 3))]
         text = "mgid=" + g + "".join("," + f for f in flags)
         return text
 
@@ -167,7 +173,7 @@ class Gen:
                                           else "")]
         for m in mg:
             tail = ""
-            if self.chance(0.3):
+            if self.chance(0.3) and not (self.plain and "," not in m):
                 tail = self.pick(["   # a group", " # sl=3", "#mtu=5,sl=2",
                                   " # s"])
             lines.append("\t" + m + tail)
@@ -175,7 +181,7 @@ class Gen:
             sep = "," if i < len(items) - 1 and self.chance(0.8) else ""
             tail = " # member" if self.chance(0.1) else ""
             lines.append(self.sp() + "  " + it + sep + tail)
-        if self.chance(0.05):
+        if self.chance(0.05) and not self.plain:
             lines.append(";")                     # ';' on its own line
         else:
             lines[-1] += f"{self.sp()};"
@@ -196,11 +202,12 @@ class Gen:
 
     def file(self):
         out = ["# pconfgen seed %d " % self.seed + "." * 240]
-        if self.chance(0.02):
+        if self.chance(0.02) and not self.plain:
             return "\n".join(out + ["# only comments", ""]) + "\n"
         names_used, pkeys_used = [], []
         n = self.r.randrange(1, 6)
-        fatal_at = self.r.randrange(n + 1) if self.chance(0.12) else None
+        fatal_at = self.r.randrange(n + 1) \
+            if self.chance(0.12) and not self.plain else None
         for i in range(n):
             if fatal_at == i:
                 out.append(self.fatal())
@@ -216,13 +223,13 @@ class Gen:
         if fatal_at == n:
             out.append(self.fatal())
         text = "\n".join(out) + "\n"
-        if self.chance(0.02):
+        if self.chance(0.02) and not self.plain:
             text = text.replace("\n", "\r\n")
         return text
 
 
-def generate(seed):
-    return Gen(seed).file()
+def generate(seed, plain=False):
+    return Gen(seed, plain).file()
 
 
 def main(argv):

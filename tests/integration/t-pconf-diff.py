@@ -22,6 +22,11 @@ allow_both_pkeys TRUE (in all three runs).
 PCONF_DIFF_FILES (default 12) files from PCONF_DIFF_SEED (default 1), or
 the seeds listed in PCONF_DIFF_SEEDS (1,5,9);
 `make check-pconf-long` runs 300.
+
+Then PCONF_DIFF_EXTENDED (default 4) files that avoid OpenSM's reading
+quirks (explicit P_Keys) run once more with a vFabric statement added
+(an unused DeviceGroup), which makes the plugin read them with its
+vFabric reader: the P_Key tables must still be stock OpenSM's.
 """
 
 import os
@@ -36,6 +41,9 @@ import vftest
 
 FILES = int(os.environ.get("PCONF_DIFF_FILES", "12"))
 OFFLINE = int(os.environ.get("PCONF_DIFF_OFFLINE", "200"))
+EXTENDED = int(os.environ.get("PCONF_DIFF_EXTENDED", "4"))
+# what makes a stock file one with vFabric statements, meaning nothing
+UNUSED_GROUP = "DeviceGroup pconfdiffUnused : type=CA ;\n"
 SEED = int(os.environ.get("PCONF_DIFF_SEED", "1"))
 REFUSED = "Partition configuration in error"
 # a sample of PathRecords: within a leaf, across, with a switch, the SM
@@ -210,6 +218,33 @@ def offline(tap, work):
            f"seeds {bad[:10]}")
 
 
+def check_extended(tap, path, seed, both):
+    """A file with a vFabric statement added: its partition statements
+    keep stock OpenSM's meaning, so the P_Key tables (values and
+    indexes) equal stock OpenSM's for the plain file.  (Its groups may
+    be made in another order: MLIDs not compared.)"""
+    refused, stock, _ = run(tap, path, f"xs{seed}", False, None, both)
+    if refused:
+        return False
+    with open(path) as fh:
+        text = fh.read()
+    ext = path + ".vfabric"
+    with open(ext, "w") as fh:
+        fh.write(UNUSED_GROUP + text)
+    _, ours, olog = run(tap, ext, f"xp{seed}", True, "partition_config_file",
+                        both)
+    os.unlink(ext)
+    tables = {k: v for k, v in stock.items() if k.startswith("pkeys")}
+    d = diff(tables, {k: v for k, v in ours.items() if k.startswith("pkeys")})
+    errors = [line for line in olog.splitlines() if "ERR VF" in line]
+    tap.ok(not d and not errors and "1 device groups" in olog,
+           f"seed {seed} (with a vFabric statement"
+           f"{', allow_both_pkeys' if both else ''}): every P_Key table "
+           "(values and indexes) as stock OpenSM makes the plain file",
+           d + "\n".join(errors) + "\n--- file:\n" + text)
+    return True
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
@@ -230,6 +265,19 @@ def main():
         except vfsim.SimError as e:
             tap.ok(False, f"seed {seed}: runs", str(e))
         os.unlink(path)
+    done, seed = 0, SEED
+    while done < EXTENDED and seed < SEED + 10 * EXTENDED:
+        path = os.path.join(work, f"pconfdiff-{os.getpid()}-x{seed}.conf")
+        with open(path, "w") as fh:
+            fh.write(pconfgen.generate(seed, plain=True))
+        try:
+            done += check_extended(
+                tap, path, seed, pconfgen.Gen(seed * 7919 + 2).chance(0.3))
+        except vfsim.SimError as e:
+            tap.ok(False, f"seed {seed} with a vFabric statement: runs",
+                   str(e))
+        os.unlink(path)
+        seed += 1
     vfsim.Tap.diag(f"{len(seeds)} files in {time.monotonic() - t0:.0f} s")
     tap.done()
 
