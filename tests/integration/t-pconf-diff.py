@@ -34,7 +34,10 @@ import re
 import sys
 import time
 
+import json
+
 import pconfgen
+import pconfmodel
 import topogen
 import vfsim
 import vftest
@@ -245,6 +248,40 @@ def check_extended(tap, path, seed, both):
     return True
 
 
+def model_check(tap, work):
+    """Without ibsim: on OFFLINE plain files (no reading quirks) that the
+    plugin accepts, its P_Key memberships equal an independent model of
+    stock OpenSM's rules (sim/pconfmodel.py)."""
+    net = os.path.join(work, f"pconfdiff-{os.getpid()}-m.net")
+    fabric().write(net)
+    src = os.path.join(work, f"pconfdiff-{os.getpid()}-m.conf")
+    bad, compared = [], 0
+    for seed in range(SEED, SEED + OFFLINE):
+        both = seed % 3 == 0
+        text = pconfgen.generate(seed, plain=True)
+        with open(src, "w") as fh:
+            fh.write(text)
+        res = vftest.vfabric("resolve", src, "--topo", net, "--sm",
+                             "cn0001 HCA-1", "--json",
+                             *(["--allow-both"] if both else []))
+        if res.returncode:
+            continue
+        got = {int(p["guid"], 16): {int(e["pkey"], 16): e["membership"]
+                                    for e in p["pkeys"]}
+               for p in json.loads(res.stdout)["ports"]}
+        want = pconfmodel.memberships(text, pconfgen.HOSTS,
+                                      pconfgen.SWITCHES, pconfgen.HOSTS[0],
+                                      both)
+        compared += 1
+        if got != want:
+            bad.append(seed)
+    for f in (net, src):
+        os.unlink(f)
+    tap.ok(not bad and compared, f"offline: {compared} plain generated files: "
+           "every port's P_Keys and memberships equal an independent model "
+           "of stock OpenSM's rules", f"seeds {bad[:10]}")
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
@@ -252,6 +289,7 @@ def main():
     os.makedirs(work, exist_ok=True)
     if OFFLINE:
         offline(tap, work)
+        model_check(tap, work)
     t0 = time.monotonic()
     seeds = [int(x) for x in os.environ.get("PCONF_DIFF_SEEDS", "").split(",")
              if x] or range(SEED, SEED + FILES)
