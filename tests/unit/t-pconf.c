@@ -143,7 +143,7 @@ static const struct {
 	{ "a P_Key of 0", "p=0x8000 : ALL ;\n",
 	  "bad.conf:1: partition 'p': P_Key must be 0x0001-0xffff, not '0x8000'" },
 	{ "an unknown device group", "p=0x10 : @Nobody=full ;\n",
-	  "bad.conf:1: DeviceGroup 'p#full': includes unknown DeviceGroup 'Nobody'" },
+	  "bad.conf:1: partition 'p': full member '@Nobody' names unknown DeviceGroup 'Nobody'" },
 	{ "a bad NodeDesc pattern", "DeviceGroup G : desc=cn/1 ;\n",
 	  "bad.conf:1: DeviceGroup 'G': column 3" },
 	{ "an unknown item", "Application A : port=1 ;\n",

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "partition/dgresolve.h"
+#include "partition/load.h"
 #include "partition/routegroups.h"
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
@@ -45,16 +46,18 @@ static void write_tmp(char *path, size_t size, const char *text)
 	fclose(f);
 }
 
-/* Load text as a config file (and validate it when it parsed clean). */
+/*
+ * Load text as a config file the way the plugin and `vfabric check` do
+ * (vf_config_load: parse, validate, the plan-time QoS checks).
+ */
 static void load_text(const char *text, struct vf_config *c,
 		      struct vf_diag *d, char *path, size_t size)
 {
+	bool vfabric;
+
 	write_tmp(path, size, text);
-	vf_config_init(c);
 	*d = (struct vf_diag){ 0 };
-	vf_xml_load(path, c, d);
-	if (!d->errors)
-		vf_config_validate(c, d);
+	vf_config_load(path, c, d, &vfabric);
 }
 
 static const struct vf_app *app(const struct vf_config *c, const char *n)
@@ -192,9 +195,9 @@ static const struct {
 	{ "P_Key 0x8000 (no partition bits)",
 	  HEAD "<VirtualFabrics>\n" VF("V", "<PKey>0x8000</PKey>")
 	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V': <PKey> '0x8000'", NULL },
-	{ "an Omni-Path MTU",
-	  HEAD "<VirtualFabrics>\n" VF("V", "<MaxMTU>8192</MaxMTU>")
-	  "</VirtualFabrics>" TAIL, "<MaxMTU> '8192' is not", "Omni-Path" },
+	{ "an MTU that is neither IB nor Omni-Path",
+	  HEAD "<VirtualFabrics>\n" VF("V", "<MaxMTU>3000</MaxMTU>")
+	  "</VirtualFabrics>" TAIL, "<MaxMTU> '3000' is not", "4096" },
 	{ "Bandwidth 0%",
 	  HEAD "<VirtualFabrics>\n" VF("V", "<Bandwidth>0%</Bandwidth>")
 	  "</VirtualFabrics>" TAIL, "<Bandwidth> '0%'", NULL },
@@ -239,7 +242,7 @@ static const struct {
 	  "</DeviceGroups><VirtualFabrics>\n"
 	  VF("V1", "<QOS>1</QOS><BaseSL>3</BaseSL><Member>G</Member><Application>A</Application>")
 	  VF("V2", "<QOS>1</QOS><BaseSL>3</BaseSL><Bandwidth>10%</Bandwidth><Member>G</Member><Application>A</Application>")
-	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': SL 3 already in use by V1",
+	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': SL 3 already in use by VirtualFabric 'V1'",
 	  NULL },
 	{ "bandwidth over 100%",
 	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
@@ -248,6 +251,48 @@ static const struct {
 	  VF("V1", "<QOS>1</QOS><Bandwidth>60%</Bandwidth><Member>G</Member><Application>A</Application>")
 	  VF("V2", "<QOS>1</QOS><Bandwidth>50%</Bandwidth><Member>G</Member><Application>A</Application>")
 	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': Bandwidth", "110%" },
+	{ "Bandwidth leaving no 5% for the VFs without QoS",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><VirtualFabrics>\n"
+	  VF("V1", "<QOS>1</QOS><Bandwidth>96%</Bandwidth><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL, ":6: QoS: explicit Bandwidth adds up to 96% ('V1' 96%)",
+	  "need 5% available bandwidth" },
+	{ "Bandwidth leaving no 1% for a QoS VF without Bandwidth",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><VirtualFabrics>\n"
+	  VF("V1", "<QOS>1</QOS><Bandwidth>100%</Bandwidth><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<QOS>1</QOS><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL, "need 1% available bandwidth", NULL },
+	{ "a VF naming a disabled QOSGroup",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><QOSGroups><QOSGroup><Name>Q</Name><BaseSL>2</BaseSL>"
+	  "</QOSGroup></QOSGroups><VirtualFabrics>\n"
+	  VF("V1", "<PKey>0x10</PKey><QOSGroup>Q</QOSGroup><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL,
+	  ":6: VirtualFabric 'V1': QOSGroup 'Q'", ":5) is not enabled" },
+	{ "a QOSGroup VF without PKey",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><QOSGroups><QOSGroup><Name>Q</Name><Enable>1</Enable>"
+	  "</QOSGroup></QOSGroups><VirtualFabrics>\n"
+	  VF("V1", "<QOSGroup>Q</QOSGroup><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL,
+	  ":6: VirtualFabric 'V1': a VirtualFabric with a QOSGroup must give its <PKey>",
+	  NULL },
+	{ "QOSGroups mixed with per-VF QoS",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><QOSGroups><QOSGroup><Name>Q</Name><Enable>1</Enable>"
+	  "</QOSGroup></QOSGroups><VirtualFabrics>\n"
+	  VF("V1", "<PKey>0x10</PKey><QOSGroup>Q</QOSGroup><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<QOS>1</QOS><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL,
+	  ":7: VirtualFabric 'V2': has no QOSGroup, but the configuration has the enabled QOSGroup 'Q'",
+	  NULL },
 	{ "CoreSwitches naming an unknown group",
 	  HEAD "<Sm><FatTreeTopology><CoreSwitches>Top</CoreSwitches>"
 	  "</FatTreeTopology></Sm>" TAIL,
@@ -287,6 +332,108 @@ static void test_bad(void)
 		vf_diag_free(&d);
 		vf_config_free(&c);
 	}
+}
+
+/*
+ * A value error does not hide the rule errors of other objects: one pass
+ * reports all of them.
+ */
+static void test_all_in_one_pass(void)
+{
+	struct vf_config c;
+	struct vf_diag d;
+	char path[64];
+
+	load_text(HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+		  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+		  "</DeviceGroups><VirtualFabrics>\n"
+		  VF("V1", "<BaseSL>16</BaseSL><Member>G</Member><Application>A</Application>")
+		  VF("V2", "<Member>Nope</Member><Application>A</Application>")
+		  VF("V3", "<QOS>1</QOS><Bandwidth>96%</Bandwidth><Member>G</Member><Application>A</Application>")
+		  "</VirtualFabrics>" TAIL, &c, &d, path, sizeof(path));
+	OK(said(&d, "VirtualFabric 'V1': <BaseSL> '16'", NULL),
+	   "one pass: the value error");
+	OK(said(&d, "VirtualFabric 'V2': Member names unknown DeviceGroup 'Nope'",
+		NULL), "one pass: and the rule error of another VF");
+	OK(said(&d, "need 5% available bandwidth", NULL),
+	   "one pass: and the bandwidth a sweep would refuse");
+	EQ_U(d.errors, 3, "three errors, each once");
+	if (d.errors != 3)
+		dump(&d);
+	unlink(path);
+	vf_diag_free(&d);
+	vf_config_free(&c);
+}
+
+/*
+ * Omni-Path-only MTUs and rates: the nearest InfiniBand value not above
+ * them, with a warning naming it; the file stays usable.
+ */
+static void test_opa_values(void)
+{
+	static const struct {
+		const char *el, *value;
+		unsigned mtu, rate;
+		const char *says;
+	} cases[] = {
+		{ "MaxMTU", "8192", 4096, 0, "4096, is used" },
+		{ "MaxMTU", "10240", 4096, 0, "4096, is used" },
+		{ "MaxRate", "12.5g", 0, 3, "10g, is used" },
+		{ "MaxRate", "37.5g", 0, 4, "30g, is used" },
+		{ "MaxRate", "75G", 0, 8, "60g, is used" },
+		{ "MaxRate", "75", 0, 8, "60g, is used" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vf_config c;
+		struct vf_diag d;
+		char path[64], text[1024], what[160];
+		bool ok;
+
+		snprintf(text, sizeof(text),
+			 HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+			 "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+			 "</DeviceGroups><VirtualFabrics>\n"
+			 VF("V", "<%s>%s</%s><Member>G</Member><Application>A</Application>")
+			 "</VirtualFabrics>" TAIL, cases[i].el, cases[i].value,
+			 cases[i].el);
+		load_text(text, &c, &d, path, sizeof(path));
+		ok = !d.errors && d.n == 1 && d.v[0].level == VF_DIAG_WARN &&
+		     said(&d, ":6: VirtualFabric 'V': <", cases[i].says) &&
+		     c.num_vfs == 1 && c.vfs[0].max_mtu == cases[i].mtu &&
+		     c.vfs[0].max_rate == cases[i].rate;
+		snprintf(what, sizeof(what),
+			 "<%s>%s</%s>: taken as %s with a warning",
+			 cases[i].el, cases[i].value, cases[i].el,
+			 cases[i].says);
+		if (!OK(ok, what))
+			dump(&d);
+		unlink(path);
+		vf_diag_free(&d);
+		vf_config_free(&c);
+	}
+}
+
+/* An XML file with a UTF-8 byte-order mark is still XML. */
+static void test_bom(void)
+{
+	struct vf_config c;
+	struct vf_diag d;
+	char path[64];
+
+	load_text("\xef\xbb\xbf" HEAD "<Applications>"
+		  APP("A", "<ServiceID>1</ServiceID>") "</Applications>"
+		  "<DeviceGroups>" DG("G", "<Select>All</Select>")
+		  "</DeviceGroups><VirtualFabrics>\n"
+		  VF("V", "<Member>G</Member><Application>A</Application>")
+		  "</VirtualFabrics>" TAIL, &c, &d, path, sizeof(path));
+	OK(!d.errors && c.num_vfs == 1 && !strcmp(c.vfs[0].name, "V"),
+	   "an XML file with a byte-order mark is read as XML");
+	if (d.errors)
+		dump(&d);
+	unlink(path);
+	vf_diag_free(&d);
+	vf_config_free(&c);
 }
 
 /* Deep nesting and a huge value end in an error, not a crash or a hang. */
@@ -380,6 +527,9 @@ int main(void)
 {
 	test_sample();
 	test_bad();
+	test_all_in_one_pass();
+	test_opa_values();
+	test_bom();
 	test_hostile();
 	test_resolve();
 	return tap_done();
