@@ -396,9 +396,11 @@ unsigned vf_config_own_dgs(const struct vf_config *c)
 
 int vf_config_dg_index(const struct vf_config *c, const char *name)
 {
-	for (unsigned i = 0; i < c->num_dgs; i++)
+	for (unsigned i = 0; i < c->num_dgs; i++) {
+		vf_name_index_probes++;	/* counted too: see t-vfconfig */
 		if (!strcmp(c->dgs[i].name, name))
 			return (int)i;
+	}
 	return -1;
 }
 

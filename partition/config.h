@@ -318,8 +318,8 @@ int vf_name_index_build(struct vf_name_index *x, const char *const *names,
 			unsigned n);
 int vf_name_index_find(const struct vf_name_index *x, const char *name);
 void vf_name_index_free(struct vf_name_index *x);
-/* Strings compared by vf_name_index_find() in this thread (for tests
- * that bound the work of include resolution). */
+/* Strings compared by vf_name_index_find() and vf_config_dg_index() in
+ * this thread (for tests that bound the work of include resolution). */
 extern __thread unsigned long vf_name_index_probes;
 
 /*

@@ -523,6 +523,77 @@ static void test_resolve(void)
 	vf_fabric_destroy(f);
 }
 
+/*
+ * A chain of n IncludeGroups (G0 includes G1 ... G(n-1), which selects
+ * cn0001), written last to first.  Returns the name lookups (string
+ * comparisons) validation and resolution took; *ok when G0 resolved to
+ * cn0001's port and nothing else.
+ */
+static unsigned long include_chain(const struct vf_fabric *f, unsigned n,
+				   bool *ok)
+{
+	struct vf_config c;
+	struct vf_diag d = { 0 };
+	struct vf_dg_members m = { 0 };
+	struct vf_where at = { "chain.xml", 1 };
+	unsigned long before;
+	char name[32];
+	uint32_t cn1 = vf_fabric_find_name(f, "cn0001"), members = 0;
+	int g0;
+
+	vf_config_init(&c);
+	for (unsigned i = n; i-- > 0;) {
+		struct vf_cfg_dg *g;
+
+		snprintf(name, sizeof(name), "G%u", i);
+		g = vf_config_new_dg(&c, name, at);
+		if (i + 1 < n) {
+			snprintf(name, sizeof(name), "G%u", i + 1);
+			vf_names_add(&g->includes, name);
+		} else {
+			vf_guids_add(&g->node_guids, f->nodes[cn1].guid);
+		}
+	}
+	vf_config_add_builtins(&c);
+	before = vf_name_index_probes;
+	vf_config_validate(&c, &d);
+	*ok = !d.errors && !vf_dg_resolve(&c, f, VF_NONE, &m);
+	before = vf_name_index_probes - before;
+	g0 = vf_config_dg_index(&c, "G0");
+	for (uint32_t p = 0; *ok && p < f->num_ports; p++)
+		if (vf_dg_has(&m, (unsigned)g0, p)) {
+			members++;
+			*ok &= f->ports[p].node == cn1;
+		}
+	*ok &= members == 1;
+	vf_dg_members_free(&m);
+	vf_diag_free(&d);
+	vf_config_free(&c);
+	return before;
+}
+
+/*
+ * IncludeGroup chains cost linear work: each name is looked up in a hash
+ * table, not by scanning every group (which was quadratic in the chain's
+ * length).  Bounded by work (comparisons), not by time.
+ */
+static void test_include_chain(void)
+{
+	struct vf_fabric *f = golden_fabric("ft2-4x4.net");
+	unsigned long w1, w4;
+	bool ok1, ok4;
+
+	if (!OK(f, "load the 4x4 tree for the include chains"))
+		return;
+	w1 = include_chain(f, 1000, &ok1);
+	w4 = include_chain(f, 4000, &ok4);
+	OK(ok1 && ok4, "chains of 1000 and 4000 groups: G0 holds what the last one selects");
+	OK(w1 <= 4 * 1000 * 3, "1000 groups: at most 4 comparisons per name and include, in validation and resolution");
+	printf("# name comparisons: %lu for 1000 groups, %lu for 4000\n", w1, w4);
+	OK(w4 <= 5 * w1, "4 times the chain, at most 5 times the work (linear; quadratic would be 16)");
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	test_sample();
@@ -532,5 +603,6 @@ int main(void)
 	test_bom();
 	test_hostile();
 	test_resolve();
+	test_include_chain();
 	return tap_done();
 }
