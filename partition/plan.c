@@ -203,11 +203,15 @@ static void flag_non_end_ports(const struct plan_work *w, struct vf_diag *d)
 				return;
 			if (bsearch(&guid, ok, n, sizeof(*ok), cmp_u64))
 				continue;
+			char label[160];
+
 			node = vf_fabric_find_guid(f, guid);
 			if (node != VF_NONE)
 				vf_diag_add(d, VF_DIAG_WARN, &dg->at,
-					    "DeviceGroup '%s': 0x%016llx is the NodeGUID of '%s', not an end port's GUID; ignored",
-					    dg->name, (unsigned long long)guid,
+					    "%s: 0x%016llx is the NodeGUID of '%s', not an end port's GUID; ignored",
+					    vf_config_dg_label(dg, label,
+							       sizeof(label)),
+					    (unsigned long long)guid,
 					    vf_node_desc(f, &f->nodes[node]));
 		}
 	}

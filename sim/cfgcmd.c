@@ -455,14 +455,16 @@ static void print_answers(const struct vf_config *c,
 	for (unsigned i = 0; i < a->n; i++) {
 		const struct vf_path_answer *x = &a->v[i];
 		char mtu[16] = "the path's", rate[16] = "the path's";
+		char label[96];
 
 		if (x->mtu)
 			snprintf(mtu, sizeof(mtu), "%u", x->mtu);
 		if (x->rate)
 			snprintf(rate, sizeof(rate), "code %u", x->rate);
-		printf("answer: P_Key 0x%04x SL %d MTU %s rate %s PktLifeTime +%u (VirtualFabric '%s')\n",
+		printf("answer: P_Key 0x%04x SL %d MTU %s rate %s PktLifeTime +%u (%s)\n",
 		       x->pkey, x->sl, mtu, rate, x->life_exp,
-		       c->vfs[x->vf].name);
+		       vf_config_vf_label(&c->vfs[x->vf], label,
+					  sizeof(label)));
 	}
 }
 

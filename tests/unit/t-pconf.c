@@ -153,6 +153,10 @@ static const struct {
 	{ "an application cycle",
 	  "Application A : include=B ;\nApplication B : include=A ;\n",
 	  "include cycle" },
+	{ "an SL used twice: partitions named as written",
+	  "a=0x10, qos=1, basesl=2 : ALL ;\n"
+	  "b=0x20, qos=1, basesl=2, bandwidth=10% : ALL ;\n",
+	  "bad.conf:2: partition 'b': SL 2 already in use by partition 'a'" },
 };
 
 static void test_bad(void)
