@@ -41,7 +41,7 @@ static struct vf_qos_class *class_of_sl(struct vf_qos_prog *q, int sl,
 }
 
 static struct vf_qos_class *new_class(struct vf_qos_prog *q, const char *name,
-				      int sl, struct vf_where at)
+				      bool pconf, int sl, struct vf_where at)
 {
 	struct vf_qos_class *k;
 
@@ -49,7 +49,9 @@ static struct vf_qos_class *new_class(struct vf_qos_prog *q, const char *name,
 		return NULL;	/* cannot happen: one class per SL */
 	k = &q->cls[q->n++];
 	memset(k, 0, sizeof(*k));
-	snprintf(k->name, sizeof(k->name), "%s", name);
+	/* a repeated partitions.conf partition is 'NAME#2' inside: NAME */
+	snprintf(k->name, sizeof(k->name), "%.*s",
+		 pconf ? (int)strcspn(name, "#") : (int)strlen(name), name);
 	k->sl = (uint8_t)sl;
 	k->mcast_sl = -1;
 	k->hoq_life = -1;
@@ -78,7 +80,8 @@ static void collect(const struct vf_config *c, const struct vf_plan *p,
 			if (!k) {
 				k = new_class(q, !s->enable ? "(no QoS)" :
 					      v->qos_group ? v->qos_group :
-					      v->name, sl, v->at);
+					      v->name, v->from_partitions_conf,
+					      sl, v->at);
 				if (!k)
 					continue;
 				k->qos = s->enable;

@@ -157,6 +157,9 @@ static const struct {
 	  "a=0x10, qos=1, basesl=2 : ALL ;\n"
 	  "b=0x20, qos=1, basesl=2, bandwidth=10% : ALL ;\n",
 	  "bad.conf:2: partition 'b': SL 2 already in use by partition 'a'" },
+	{ "Bandwidth a sweep could not give: refused when read",
+	  "a=0x10, qos=1, bandwidth=96% : ALL ;\nb=0x20 : ALL ;\n",
+	  "bad.conf:1: QoS: explicit Bandwidth adds up to 96% ('a' 96%); need 5% available bandwidth" },
 };
 
 static void test_bad(void)
