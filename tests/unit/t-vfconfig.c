@@ -366,6 +366,88 @@ static void test_all_in_one_pass(void)
 }
 
 /*
+ * Seeded generator: files of 3-8 VFs, some given one value error (BaseSL
+ * 16, MaxMTU 3000, PKey 0x8000, Bandwidth 0%) and others one rule error
+ * (an unknown Member group or Application).  One load must report every
+ * one of them, each naming its VF and the VF's line, and nothing else.
+ * VF_VALIDATION_ROUNDS sets the number of files (default 200).
+ */
+static void test_one_pass_generated(void)
+{
+	static const char *const value_err[][2] = {
+		{ "<QOS>1</QOS><BaseSL>16</BaseSL>", "<BaseSL> '16'" },
+		{ "<MaxMTU>3000</MaxMTU>", "<MaxMTU> '3000'" },
+		{ "<PKey>0x8000</PKey>", "<PKey> '0x8000'" },
+		{ "<QOS>1</QOS><Bandwidth>0%</Bandwidth>", "<Bandwidth> '0%'" },
+	};
+	static const char *const rule_err[][2] = {
+		{ "<Member>Ghost</Member>", "Member names unknown DeviceGroup 'Ghost'" },
+		{ "<Application>Nope</Application>",
+		  "Application names unknown Application 'Nope'" },
+	};
+	const char *env = getenv("VF_VALIDATION_ROUNDS");
+	unsigned rounds = env ? (unsigned)atoi(env) : 200, good = 0;
+	unsigned seed = 14, injected_total = 0;
+
+	for (unsigned r = 0; r < rounds; r++) {
+		char *text = malloc(16384), path[64], want[16][128];
+		unsigned vfs, n = 0, len, injected = 0, found = 0;
+		struct vf_config c;
+		struct vf_diag d;
+
+		seed = seed * 1103515245 + 12345;
+		vfs = 3 + (seed >> 16) % 6;
+		len = (unsigned)sprintf(text, HEAD "<Applications>"
+			APP("A", "<ServiceID>1</ServiceID>") "</Applications>"
+			"<DeviceGroups>" DG("G", "<Select>All</Select>")
+			"</DeviceGroups><VirtualFabrics>\n");
+		for (unsigned v = 0; v < vfs; v++) {
+			unsigned pick, line = 6 + v;	/* one VF per line */
+			const char *extra = "";
+
+			seed = seed * 1103515245 + 12345;
+			pick = (seed >> 16) % 10;
+			if (pick < 4) {
+				extra = value_err[pick][0];
+				snprintf(want[n++], sizeof(want[0]),
+					 ":%u: VirtualFabric 'V%u': %s", line, v,
+					 value_err[pick][1]);
+			} else if (pick < 6) {
+				extra = rule_err[pick - 4][0];
+				snprintf(want[n++], sizeof(want[0]),
+					 ":%u: VirtualFabric 'V%u': %s", line, v,
+					 rule_err[pick - 4][1]);
+			}
+			len += (unsigned)snprintf(text + len, 16384 - len,
+				"<VirtualFabric><Name>V%u</Name><Enable>1</Enable>"
+				"<Member>G</Member><Application>A</Application>%s"
+				"</VirtualFabric>\n", v, extra);
+		}
+		snprintf(text + len, 16384 - len, "</VirtualFabrics>" TAIL);
+		load_text(text, &c, &d, path, sizeof(path));
+		injected = n;
+		for (unsigned i = 0; i < n; i++)
+			found += said(&d, want[i], NULL);
+		if (found == injected && d.errors == injected)
+			good++;
+		else if (r - good < 3) {	/* the first three failures */
+			printf("# round %u: %u of %u found, %u errors\n", r,
+			       found, injected, d.errors);
+			dump(&d);
+		}
+		injected_total += injected;
+		unlink(path);
+		vf_diag_free(&d);
+		vf_config_free(&c);
+		free(text);
+	}
+	printf("# %u files, %u injected errors\n", rounds, injected_total);
+	EQ_U(good, rounds, "generated files: every injected value and rule "
+	     "error reported in one pass, each with its VF and line, and no "
+	     "other error");
+}
+
+/*
  * Omni-Path-only MTUs and rates: the nearest InfiniBand value not above
  * them, with a warning naming it; the file stays usable.
  */
@@ -599,6 +681,7 @@ int main(void)
 	test_sample();
 	test_bad();
 	test_all_in_one_pass();
+	test_one_pass_generated();
 	test_opa_values();
 	test_bom();
 	test_hostile();
