@@ -203,11 +203,15 @@ static void flag_non_end_ports(const struct plan_work *w, struct vf_diag *d)
 				return;
 			if (bsearch(&guid, ok, n, sizeof(*ok), cmp_u64))
 				continue;
+			char label[160];
+
 			node = vf_fabric_find_guid(f, guid);
 			if (node != VF_NONE)
 				vf_diag_add(d, VF_DIAG_WARN, &dg->at,
-					    "DeviceGroup '%s': 0x%016llx is the NodeGUID of '%s', not an end port's GUID; ignored",
-					    dg->name, (unsigned long long)guid,
+					    "%s: 0x%016llx is the NodeGUID of '%s', not an end port's GUID; ignored",
+					    vf_config_dg_label(dg, label,
+							       sizeof(label)),
+					    (unsigned long long)guid,
 					    vf_node_desc(f, &f->nodes[node]));
 		}
 	}
@@ -322,10 +326,60 @@ static const char *port_desc(const struct vf_fabric *f, uint32_t port)
 	return vf_node_desc(f, &f->nodes[f->ports[port].node]);
 }
 
+/* The ports a partition was dropped from: a count and the first one. */
+struct dropped {
+	unsigned ports;
+	uint32_t example;
+	unsigned cap_lo, cap_hi;
+};
+
+/*
+ * One message per partition dropped anywhere, with the number of ports
+ * and one of them: a fabric of thousands of small tables must not print
+ * thousands of lines every sweep.
+ */
+static void report_dropped(struct plan_work *w, struct vf_plan *p,
+			   const struct dropped *dr, struct vf_diag *d)
+{
+	for (unsigned k = 1; k < p->num_parts; k++) {
+		const struct vf_cfg_vf *v = &w->c->vfs[w->first_vf[k]];
+		const struct vf_port *ex = &w->f->ports[dr[k].example];
+		char label[96], caps[32];
+
+		if (!dr[k].ports)
+			continue;
+		vf_config_vf_label(v, label, sizeof(label));
+		if (dr[k].ports == 1) {
+			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+				    "%s (P_Key 0x%04x) dropped on port 0x%016llx ('%s' port %u): its P_Key table holds %u entries",
+				    label, p->parts[k].pkey,
+				    (unsigned long long)ex->guid,
+				    port_desc(w->f, dr[k].example), ex->num,
+				    dr[k].cap_lo);
+			continue;
+		}
+		if (dr[k].cap_lo == dr[k].cap_hi)
+			snprintf(caps, sizeof(caps), "%u", dr[k].cap_lo);
+		else
+			snprintf(caps, sizeof(caps), "%u to %u", dr[k].cap_lo,
+				 dr[k].cap_hi);
+		vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+			    "%s (P_Key 0x%04x) dropped on %u ports (e.g. 0x%016llx '%s' port %u): their P_Key tables hold %s entries",
+			    label, p->parts[k].pkey, dr[k].ports,
+			    (unsigned long long)ex->guid,
+			    port_desc(w->f, dr[k].example), ex->num, caps);
+	}
+}
+
 /* Drop the last VFs' partitions from ports whose table is too small. */
 static void fit_capacity(struct plan_work *w, struct vf_plan *p,
 			 struct vf_diag *d)
 {
+	struct dropped *dr = calloc(p->num_parts ? p->num_parts : 1,
+				    sizeof(*dr));
+
+	if (!dr)		/* still drop, unreported */
+		d->oom = true;
 	for (uint32_t e = 0; e < w->num_ends; e++) {
 		uint32_t port = w->ends[e];
 		unsigned cap = port_cap(w->f, port), need = 0;
@@ -336,21 +390,24 @@ static void fit_capacity(struct plan_work *w, struct vf_plan *p,
 			need += w->mem[k][e] == VF_MEMBER_BOTH ? 2 :
 				w->mem[k][e] != VF_MEMBER_NONE;
 		for (unsigned k = p->num_parts; k-- > 1 && need > cap;) {
-			const struct vf_cfg_vf *v = &w->c->vfs[w->first_vf[k]];
-
 			if (w->mem[k][e] == VF_MEMBER_NONE)
 				continue;
 			need -= w->mem[k][e] == VF_MEMBER_BOTH ? 2 : 1;
 			w->mem[k][e] = VF_MEMBER_NONE;
 			p->dropped++;
-			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
-				    "VirtualFabric '%s' (P_Key 0x%04x) dropped on port 0x%016llx ('%s' port %u): its P_Key table holds %u entries",
-				    v->name, p->parts[k].pkey,
-				    (unsigned long long)w->f->ports[port].guid,
-				    port_desc(w->f, port),
-				    w->f->ports[port].num, cap);
+			if (!dr)
+				continue;
+			if (!dr[k].ports++) {
+				dr[k].example = port;
+				dr[k].cap_lo = dr[k].cap_hi = cap;
+			}
+			dr[k].cap_lo = cap < dr[k].cap_lo ? cap : dr[k].cap_lo;
+			dr[k].cap_hi = cap > dr[k].cap_hi ? cap : dr[k].cap_hi;
 		}
 	}
+	if (dr)
+		report_dropped(w, p, dr, d);
+	free(dr);
 }
 
 static int compact(struct plan_work *w, struct vf_plan *p)

@@ -27,24 +27,47 @@
 #include "routing/netfile.h"
 #include "sim/cfgcmd.h"
 
-int vf_cli_load_config(const char *path, struct vf_config *c)
+/*
+ * Load path into c, printing every diagnostic; *warnings counts the
+ * warnings.  0 clean, 1 errors.  A file that defines no VirtualFabric or
+ * partition (empty, blank, comment-only) is an error: it would give the
+ * fabric no policy at all, and the plugin does not apply one.
+ */
+static int load_report(const char *path, struct vf_config *c,
+		       unsigned *warnings)
 {
 	struct vf_diag d = { 0 };
 	bool vfabric;
 	int rc = vf_config_load(path, c, &d, &vfabric);
 
-	for (unsigned i = 0; i < d.n; i++)
+	*warnings = 0;
+	for (unsigned i = 0; i < d.n; i++) {
 		fprintf(stderr, "%s: %s\n",
 			d.v[i].level == VF_DIAG_ERROR ? "error" : "warning",
 			d.v[i].text);
+		*warnings += d.v[i].level == VF_DIAG_WARN;
+	}
 	if (d.oom)
 		fprintf(stderr, "error: out of memory\n");
+	if (!rc && !c->num_vfs) {
+		fprintf(stderr, "error: %s: defines no VirtualFabric or partition (an empty, blank or comment-only file gives the fabric no policy)\n",
+			path);
+		rc = 1;
+	}
 	if (!rc && !vfabric)
 		fprintf(stderr, "note: %s is a plain OpenSM partitions.conf; the plugin leaves it to OpenSM\n",
 			path);
 	vf_diag_free(&d);
 	return rc ? 1 : 0;
 }
+
+int vf_cli_load_config(const char *path, struct vf_config *c)
+{
+	unsigned warnings;
+
+	return load_report(path, c, &warnings);
+}
+
 static unsigned enabled_vfs(const struct vf_config *c)
 {
 	unsigned n = 0;
@@ -56,24 +79,45 @@ static unsigned enabled_vfs(const struct vf_config *c)
 
 int vf_cmd_check_config(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "strict", no_argument, NULL, 's' },
+		{ 0 }
+	};
 	struct vf_config c;
-	int rc;
+	unsigned warnings;
+	bool strict = false;
+	int rc, o;
 
-	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr,
-			"usage: vfabric check FILE\nTry 'vfabric --help'.\n");
-		return 2;
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "s", opts, NULL)) != -1) {
+		if (o != 's')
+			goto usage;
+		strict = true;
 	}
-	rc = vf_cli_load_config(argv[1], &c);
+	if (optind != argc - 1)
+		goto usage;
+	rc = load_report(argv[optind], &c, &warnings);
+	/* --strict: warnings are errors, as the FM's config_check -s */
+	if (strict && warnings) {
+		fprintf(stderr, "error: %s: %u warnings, and --strict makes them errors\n",
+			argv[optind], warnings);
+		rc = 1;
+	}
 	printf("%s: %s: %u applications, %u device groups, %u QoS groups, %u virtual fabrics (%u enabled)",
-	       argv[1], rc ? "errors" : "ok", vf_config_own_apps(&c),
+	       argv[optind], rc ? "errors" : "ok", vf_config_own_apps(&c),
 	       vf_config_own_dgs(&c),
 	       c.num_qos_groups, c.num_vfs, enabled_vfs(&c));
 	if (c.em.num_vesws)
 		printf(", %u virtual Ethernet switches", c.em.num_vesws);
+	if (warnings)
+		printf(", %u warnings", warnings);
 	printf("\n");
 	vf_config_free(&c);
 	return rc ? 1 : 0;
+usage:
+	fprintf(stderr,
+		"usage: vfabric check [--strict] FILE\nTry 'vfabric --help'.\n");
+	return 2;
 }
 
 static const char *const member_word[] = {
@@ -411,14 +455,16 @@ static void print_answers(const struct vf_config *c,
 	for (unsigned i = 0; i < a->n; i++) {
 		const struct vf_path_answer *x = &a->v[i];
 		char mtu[16] = "the path's", rate[16] = "the path's";
+		char label[96];
 
 		if (x->mtu)
 			snprintf(mtu, sizeof(mtu), "%u", x->mtu);
 		if (x->rate)
 			snprintf(rate, sizeof(rate), "code %u", x->rate);
-		printf("answer: P_Key 0x%04x SL %d MTU %s rate %s PktLifeTime +%u (VirtualFabric '%s')\n",
+		printf("answer: P_Key 0x%04x SL %d MTU %s rate %s PktLifeTime +%u (%s)\n",
 		       x->pkey, x->sl, mtu, rate, x->life_exp,
-		       c->vfs[x->vf].name);
+		       vf_config_vf_label(&c->vfs[x->vf], label,
+					  sizeof(label)));
 	}
 }
 

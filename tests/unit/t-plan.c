@@ -245,10 +245,26 @@ static void test_capacity(struct vf_fabric *f)
 	EQ_U(member(&p, 0x13, host(f, 1)), VF_MEMBER_NONE,
 	     "the VF listed last is the one dropped");
 	EQ_U(member(&p, 0x12, host(f, 1)), VF_MEMBER_FULL, "V2 kept");
-	OK(d.n == 4 && strstr(d.v[0].text, "VirtualFabric 'V3' (P_Key 0x0013) dropped on port 0x0002c90300000011 ('cn0001 HCA-1' port 1): its P_Key table holds 3 entries"),
-	   "each loss reported with VF, P_Key, port and capacity");
-	if (d.n)
-		printf("#   %s\n", d.v[0].text);
+	OK(d.n == 1 && strstr(d.v[0].text, "VirtualFabric 'V3' (P_Key 0x0013) dropped on 4 ports (e.g. 0x0002c90300000011 'cn0001 HCA-1' port 1): their P_Key tables hold 3 entries"),
+	   "one line per VF: P_Key, how many ports, one of them, the capacity");
+	for (unsigned i = 0; i < d.n; i++)
+		printf("#   %s\n", d.v[i].text);
+	vf_plan_free(&p);
+	vf_diag_free(&d);
+
+	/* cn0001 holds only 2: it loses V2 too; V3's ports differ in size */
+	f->nodes[f->ports[host(f, 1)].node].partition_cap = 2;
+	OK(!plan(HEAD VF("V1", "<PKey>0x0011</PKey><Member>A</Member>")
+		 VF("V2", "<PKey>0x0012</PKey><Member>A</Member>")
+		 VF("V3", "<PKey>0x0013</PKey><Member>A</Member>") TAIL,
+		 f, &o, &p, &d), "plan again with a 2-entry table on cn0001");
+	EQ_U(p.dropped, 5, "V3 on 4 hosts, V2 on one");
+	OK(d.n == 2 &&
+	   strstr(d.v[0].text, "VirtualFabric 'V2' (P_Key 0x0012) dropped on port 0x0002c90300000011 ('cn0001 HCA-1' port 1): its P_Key table holds 2 entries") &&
+	   strstr(d.v[1].text, "VirtualFabric 'V3' (P_Key 0x0013) dropped on 4 ports (e.g. 0x0002c90300000011 'cn0001 HCA-1' port 1): their P_Key tables hold 2 to 3 entries"),
+	   "one port: the port; ports of different sizes: the range");
+	for (unsigned i = 0; i < d.n; i++)
+		printf("#   %s\n", d.v[i].text);
 	vf_plan_free(&p);
 	vf_diag_free(&d);
 	for (uint32_t n = 0; n < f->num_nodes; n++)
