@@ -82,13 +82,37 @@ static int mcgroup_line(const struct vf_mcgroup *g, const struct vf_mgid *m,
 	return vf_names_add(out, line);
 }
 
+/*
+ * A partitions.conf port listed again for the same P_Key (stock OpenSM's
+ * per-statement rule).  Not being listed adds nothing: it never turns a
+ * limited membership into a full one.
+ */
 static uint8_t merge(uint8_t old, uint8_t add, bool both)
 {
-	if (!old || old == add)
-		return add ? add : old;
+	if (!add || old == add)
+		return old;
+	if (!old)
+		return add;
 	if (old == VF_MEMBER_BOTH || add == VF_MEMBER_BOTH)
 		return VF_MEMBER_BOTH;
 	return both ? VF_MEMBER_BOTH : VF_MEMBER_FULL;	/* full + limited */
+}
+
+/*
+ * The FM's rule for VFs sharing a P_Key (sm_compute_portPkeys in the FM's
+ * sm_partMgr.c, reference/opa-fm.md 1.9): one entry per P_Key, full when
+ * the port is full in any VF of it (a LimitedMember of a VF without
+ * Security already counts as full, add_vf), limited otherwise; a VF the
+ * port is not in changes nothing.  The one exception is SR-IOV (seed
+ * 004): a physical port with alias GUIDs, full in one VF and limited in
+ * another, holds both entries under allow_both_pkeys, so the hypervisor
+ * can map either to a virtual function's table.
+ */
+static uint8_t fm_combine(uint8_t old, uint8_t add, bool both)
+{
+	if (both && (old | add) == VF_MEMBER_BOTH)
+		return VF_MEMBER_BOTH;
+	return add > old ? add : old;
 }
 
 /* Work state: per partition, a membership byte per port slot. */
@@ -101,7 +125,35 @@ struct plan_work {
 	unsigned *first_vf;		/* [num_parts] */
 	uint32_t *ends;			/* the end ports' slots */
 	uint32_t num_ends;
+	bool *sriov;			/* [num_ends]: has alias GUIDs */
 };
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Which end ports have SR-IOV alias GUIDs (fm_combine); 0 or -ENOMEM. */
+static int find_sriov(struct plan_work *w)
+{
+	const struct vf_fabric *f = w->f;
+
+	w->sriov = calloc(w->num_ends ? w->num_ends : 1, sizeof(*w->sriov));
+	if (!w->sriov)
+		return -ENOMEM;
+	for (uint32_t a = 0; a < f->num_aliases; a++) {
+		/* ends are in slot order */
+		const uint32_t *e = bsearch(&f->aliases[a].port, w->ends,
+					    w->num_ends, sizeof(*w->ends),
+					    cmp_u32);
+
+		if (e)
+			w->sriov[e - w->ends] = true;
+	}
+	return 0;
+}
 
 /* The group numbers of a member list (-1 for a name not found). */
 static int *group_numbers(const struct plan_work *w, const struct vf_names *l)
@@ -262,8 +314,13 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 			m = VF_MEMBER_FULL;
 		else if (in_any(w, lim, v->limited.n, port))
 			m = v->security ? VF_MEMBER_LIMITED : VF_MEMBER_FULL;
-		w->mem[k][e] = merge(w->mem[k][e], m,
-					w->o->allow_both_pkeys);
+		if (v->from_partitions_conf)
+			w->mem[k][e] = merge(w->mem[k][e], m,
+					     w->o->allow_both_pkeys);
+		else
+			w->mem[k][e] = fm_combine(w->mem[k][e], m,
+						  w->o->allow_both_pkeys &&
+						  w->sriov[e]);
 	}
 	rc = both && full && lim ? 0 : -ENOMEM;
 	free(both);
@@ -272,8 +329,15 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 	return rc;
 }
 
-/* The default partition's own rules, on top of 0x7fff VFs' members. */
-static void default_rules(struct plan_work *w, const struct vf_plan *p)
+/*
+ * The default partition's own rules, on top of 0x7fff VFs' members.  When
+ * a VF of an XML file defines 0x7fff (the FM's Admin VF) its members
+ * decide, as in the FM, where there is no implicit default partition:
+ * every other end port holds 0x7fff limited (the FM's management slot),
+ * switch port 0s and the SM's port full (OpenSM manages through them).
+ */
+static void default_rules(struct plan_work *w, const struct vf_plan *p,
+			  bool own_default)
 {
 	for (uint32_t e = 0; e < w->num_ends; e++) {
 		uint32_t port = w->ends[e];
@@ -289,12 +353,16 @@ static void default_rules(struct plan_work *w, const struct vf_plan *p)
 			m = VF_MEMBER_LIMITED;
 		else if (sw)
 			m = VF_MEMBER_FULL;
-		else if (configured || w->o->disconnect_unconfigured)
+		else if (configured || own_default ||
+			 w->o->disconnect_unconfigured)
 			m = VF_MEMBER_LIMITED;
 		else
 			m = VF_MEMBER_FULL;
-		w->mem[0][e] = merge(w->mem[0][e], m,
-					w->o->allow_both_pkeys);
+		if (w->c->stock_defaults)
+			w->mem[0][e] = merge(w->mem[0][e], m,
+					     w->o->allow_both_pkeys);
+		else
+			w->mem[0][e] = fm_combine(w->mem[0][e], m, false);
 	}
 }
 
@@ -384,6 +452,7 @@ static void work_free(struct plan_work *w, unsigned parts)
 	free(w->mem);
 	free(w->first_vf);
 	free(w->ends);
+	free(w->sriov);
 	vf_dg_members_free(&w->dg);
 }
 
@@ -413,7 +482,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	for (uint32_t port = 0; port < f->num_ports; port++)
 		if (end_port(f, port))
 			w.ends[w.num_ends++] = port;
-	if (vf_dg_resolve(c, f, sm_node, &w.dg) ||
+	if (find_sriov(&w) || vf_dg_resolve(c, f, sm_node, &w.dg) ||
 	    part_of(&w, p, VF_PKEY_DEFAULT, "Default", 0) < 0)
 		goto out;
 	for (unsigned i = 0; i < c->num_vfs; i++) {
@@ -425,7 +494,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	 * partitions.conf: only its Default line decides, as in OpenSM) */
 	if (!own_default && !c->stock_defaults)
 		p->parts[0].ipoib = true;
-	default_rules(&w, p);
+	default_rules(&w, p, own_default);
 	flag_non_end_ports(&w, d);
 	fit_capacity(&w, p, d);
 	rc = compact(&w, p);

@@ -220,8 +220,10 @@ static void test_plan(struct vf_fabric *f)
 	OK(!plan(HEAD VF("T1", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member><LimitedMember>B</LimitedMember>")
 		 VF("T3", "<PKey>0x0010</PKey><Security>1</Security><LimitedMember>A</LimitedMember>") TAIL,
 		 f, &o, &p, &d), "plan with allow_both and disconnect");
-	EQ_U(member(&p, 0x10, host(f, 1)), VF_MEMBER_BOTH,
-	     "full in one VF, limited in another: both");
+	EQ_U(member(&p, 0x10, host(f, 1)), VF_MEMBER_FULL,
+	     "full in one VF, limited in another: full (the FM's rule; both only for SR-IOV alias GUIDs)");
+	EQ_U(member(&p, 0x10, host(f, 5)), VF_MEMBER_LIMITED,
+	     "limited in one VF, not in the other of its P_Key: limited");
 	EQ_U(member(&p, 0x7fff, host(f, 12)), VF_MEMBER_LIMITED,
 	     "disconnect_unconfigured: an unconfigured host limited");
 	vf_plan_free(&p);
@@ -269,20 +271,23 @@ static void test_verify(struct vf_fabric *f)
 		 VF("T3", "<PKey>0x0010</PKey><Security>1</Security><LimitedMember>A</LimitedMember>") TAIL,
 		 f, &o, &p, &d), "plan for the table check");
 	n = vf_plan_port_entries(&p, host(f, 1), want, 8);
-	OK(n == 3 && want[0] == 0x7fff && want[1] == 0x8010 && want[2] == 0x0010,
-	   "cn0001 wants 0x7fff (limited default), 0x8010 and 0x0010 (both)");
+	OK(n == 2 && want[0] == 0x7fff && want[1] == 0x8010,
+	   "cn0001 wants 0x7fff (limited default) and 0x8010 (full in T1)");
+	n = vf_plan_port_entries(&p, host(f, 5), want, 8);
+	OK(n == 2 && want[0] == 0x7fff && want[1] == 0x0010,
+	   "cn0005 wants 0x7fff and 0x0010 (limited in T1, not in T3)");
 	{
-		const uint16_t same[] = { 0x7fff, 0, 0x0010, 0x8010, 0 };
-		const uint16_t lacks[] = { 0x7fff, 0x8010 };
-		const uint16_t extra_one[] = { 0x7fff, 0x8010, 0x0010, 0x8020 };
+		const uint16_t same[] = { 0x7fff, 0, 0x0010, 0 };
+		const uint16_t lacks[] = { 0x7fff };
+		const uint16_t full[] = { 0x7fff, 0x8010 };
 
-		OK(vf_pkeys_match(want, n, same, 5, &missing, &extra),
+		OK(vf_pkeys_match(want, n, same, 4, &missing, &extra),
 		   "order and empty slots do not matter");
-		OK(!vf_pkeys_match(want, n, lacks, 2, &missing, &extra) &&
+		OK(!vf_pkeys_match(want, n, lacks, 1, &missing, &extra) &&
 		   missing == 0x0010 && extra == -1, "a missing entry is named");
-		OK(!vf_pkeys_match(want, n, extra_one, 4, &missing, &extra) &&
-		   missing == -1 && extra == 0x8020,
-		   "an unplanned entry is named");
+		OK(!vf_pkeys_match(want, n, full, 2, &missing, &extra) &&
+		   missing == 0x0010 && extra == 0x8010,
+		   "a full entry where limited is planned is named");
 	}
 	vf_plan_free(&p);
 	vf_diag_free(&d);
@@ -383,6 +388,78 @@ static void test_mcgroups(struct vf_fabric *f)
 	vf_diag_free(&d);
 }
 
+/*
+ * Issue 14, points 1 and 2: VFs sharing a P_Key combine by the FM's rule
+ * (sm_compute_portPkeys): full only where full in some VF of the P_Key.
+ */
+static void test_fm_rules(struct vf_fabric *f)
+{
+	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct vf_diag d = { 0 };
+	struct vf_plan p;
+	const char *head = "<Config><Common><Applications>"
+		"<Application><Name>Any</Name><Select>UnmatchedServiceID</Select></Application>"
+		"<Application><Name>SA</Name><Select>SA</Select></Application>"
+		"</Applications><DeviceGroups>"
+		"<DeviceGroup><Name>A</Name><NodeDesc>cn000[1-4]*</NodeDesc></DeviceGroup>"
+		"<DeviceGroup><Name>B</Name><NodeDesc>cn000[5-8]*</NodeDesc></DeviceGroup>"
+		"<DeviceGroup><Name>S</Name><NodeDesc>cn00[09-10]*</NodeDesc></DeviceGroup>"
+		"<DeviceGroup><Name>All</Name><Select>All</Select></DeviceGroup>"
+		"<DeviceGroup><Name>Mgmt</Name><Select>AllMgmtAllowed</Select></DeviceGroup>"
+		"</DeviceGroups><VirtualFabrics>";
+	char text[4096];
+
+	snprintf(text, sizeof(text), "%s%s", head,
+		 VF("Store1", "<PKey>0x0030</PKey><Security>1</Security><Member>S</Member><LimitedMember>A</LimitedMember>")
+		 VF("Store2", "<PKey>0x0030</PKey><Security>1</Security><Member>S</Member><LimitedMember>B</LimitedMember>")
+		 TAIL);
+	OK(!plan(text, f, &o, &p, &d), "two storage VFs on one P_Key");
+	EQ_U(member(&p, 0x30, host(f, 1)), VF_MEMBER_LIMITED,
+	     "tenant A, limited in Store1 only: limited");
+	EQ_U(member(&p, 0x30, host(f, 5)), VF_MEMBER_LIMITED,
+	     "tenant B, limited in Store2 only: limited");
+	EQ_U(member(&p, 0x30, host(f, 9)), VF_MEMBER_FULL,
+	     "the storage hosts: full");
+	vf_plan_free(&p);
+
+	/* the FM's template Admin VF with a Default VF over some hosts */
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "<VirtualFabric><Name>Default</Name><Enable>1</Enable><PKey>0x0001</PKey>"
+		 "<Application>Any</Application><Member>A</Member></VirtualFabric>"
+		 "<VirtualFabric><Name>Admin</Name><Enable>1</Enable><PKey>0x7fff</PKey>"
+		 "<Security>1</Security><Application>SA</Application>"
+		 "<Member>Mgmt</Member><LimitedMember>All</LimitedMember></VirtualFabric>"
+		 TAIL);
+	OK(!plan(text, f, &o, &p, &d), "the template Admin VF, Default over A");
+	EQ_U(member(&p, 0x7fff, host(f, 12)), VF_MEMBER_LIMITED,
+	     "Admin: a host outside Default is limited (FM), not full");
+	EQ_U(member(&p, 0x7fff, host(f, 1)), VF_MEMBER_LIMITED,
+	     "Admin: a host in Default limited");
+	EQ_U(member(&p, 0x7fff, host(f, 16)), VF_MEMBER_FULL,
+	     "Admin: the SM's node (AllMgmtAllowed) full");
+	EQ_U(member(&p, 0x7fff, f->nodes[f->switches[0]].first_port),
+	     VF_MEMBER_FULL, "switch port 0 full");
+	OK(!p.parts[0].ipoib, "0x7fff: IPoIB only if the Admin VF takes it");
+	vf_plan_free(&p);
+
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "<VirtualFabric><Name>Admin</Name><Enable>1</Enable><PKey>0x7fff</PKey>"
+		 "<Security>1</Security><Application>SA</Application>"
+		 "<Member>Mgmt</Member><LimitedMember>All</LimitedMember></VirtualFabric>"
+		 "<VirtualFabric><Name>Admin2</Name><Enable>1</Enable><PKey>0x7fff</PKey>"
+		 "<Security>1</Security><Application>Any</Application>"
+		 "<Member>B</Member></VirtualFabric>" TAIL);
+	OK(!plan(text, f, &o, &p, &d), "a second VF on 0x7fff");
+	EQ_U(member(&p, 0x7fff, host(f, 1)), VF_MEMBER_LIMITED,
+	     "a host in neither VF's Member list stays limited");
+	EQ_U(member(&p, 0x7fff, host(f, 5)), VF_MEMBER_FULL,
+	     "Admin2's Members full");
+	vf_plan_free(&p);
+	for (unsigned i = 0; i < d.n; i++)
+		printf("#   %s\n", d.v[i].text);
+	vf_diag_free(&d);
+}
+
 int main(void)
 {
 	struct vf_fabric *f;
@@ -399,6 +476,7 @@ int main(void)
 		test_verify(f);
 		test_aliases(f);
 		test_mcgroups(f);
+		test_fm_rules(f);
 		test_non_end_port(f);
 		vf_fabric_destroy(f);
 	}
