@@ -126,6 +126,8 @@ struct plan_work {
 	uint32_t *ends;			/* the end ports' slots */
 	uint32_t num_ends;
 	bool *sriov;			/* [num_ends]: has alias GUIDs */
+	int *idx0;			/* [num_ends]: partition at index 0,
+					 * -1 none (set_index0) */
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -141,8 +143,11 @@ static int find_sriov(struct plan_work *w)
 	const struct vf_fabric *f = w->f;
 
 	w->sriov = calloc(w->num_ends ? w->num_ends : 1, sizeof(*w->sriov));
-	if (!w->sriov)
+	w->idx0 = malloc((w->num_ends ? w->num_ends : 1) * sizeof(*w->idx0));
+	if (!w->sriov || !w->idx0)
 		return -ENOMEM;
+	for (uint32_t e = 0; e < w->num_ends; e++)
+		w->idx0[e] = -1;
 	for (uint32_t a = 0; a < f->num_aliases; a++) {
 		/* ends are in slot order */
 		const uint32_t *e = bsearch(&f->aliases[a].port, w->ends,
@@ -321,6 +326,10 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 			w->mem[k][e] = fm_combine(w->mem[k][e], m,
 						  w->o->allow_both_pkeys &&
 						  w->sriov[e]);
+		/* the FM: the first non-admin VF of the port at index 0 */
+		if (m != VF_MEMBER_NONE && w->idx0[e] < 0 && k > 0 &&
+		    !v->from_partitions_conf)
+			w->idx0[e] = k;
 	}
 	rc = both && full && lim ? 0 : -ENOMEM;
 	free(both);
@@ -421,6 +430,28 @@ static void fit_capacity(struct plan_work *w, struct vf_plan *p,
 	}
 }
 
+/*
+ * A port whose index-0 partition fit_capacity dropped takes the kept
+ * partition whose first VF comes first (the FM drops VFs in reverse
+ * config order too, so this is its choice unless the port joined that
+ * partition through a later VF of it).
+ */
+static void set_index0(struct plan_work *w, const struct vf_plan *p)
+{
+	for (uint32_t e = 0; e < w->num_ends; e++) {
+		int k0 = w->idx0[e];
+
+		if (k0 < 0 || w->mem[k0][e] != VF_MEMBER_NONE)
+			continue;
+		w->idx0[e] = -1;
+		for (unsigned k = 1; k < p->num_parts; k++)
+			if (w->mem[k][e] != VF_MEMBER_NONE &&
+			    (w->idx0[e] < 0 ||
+			     w->first_vf[k] < w->first_vf[w->idx0[e]]))
+				w->idx0[e] = (int)k;
+	}
+}
+
 static int compact(struct plan_work *w, struct vf_plan *p)
 {
 	for (unsigned k = 0; k < p->num_parts; k++) {
@@ -439,7 +470,8 @@ static int compact(struct plan_work *w, struct vf_plan *p)
 			if (w->mem[k][e] != VF_MEMBER_NONE)
 				part->members[part->num_members++] =
 					(struct vf_part_member){
-						port, w->mem[k][e] };
+						port, w->mem[k][e],
+						w->idx0[e] == (int)k };
 		}
 	}
 	return 0;
@@ -453,6 +485,7 @@ static void work_free(struct plan_work *w, unsigned parts)
 	free(w->first_vf);
 	free(w->ends);
 	free(w->sriov);
+	free(w->idx0);
 	vf_dg_members_free(&w->dg);
 }
 
@@ -497,6 +530,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	default_rules(&w, p, own_default);
 	flag_non_end_ports(&w, d);
 	fit_capacity(&w, p, d);
+	set_index0(&w, p);
 	rc = compact(&w, p);
 out:
 	work_free(&w, p->num_parts);
@@ -540,6 +574,32 @@ unsigned vf_plan_port_entries(const struct vf_plan *p, uint32_t port,
 			out[n - 1] = part->pkey;
 	}
 	return n;
+}
+
+uint16_t vf_plan_port_index0(const struct vf_plan *p, uint32_t port)
+{
+	uint16_t dflt = 0;
+
+	for (unsigned k = 0; k < p->num_parts; k++) {
+		const struct vf_partition *part = &p->parts[k];
+
+		for (unsigned i = 0; i < part->num_members; i++) {
+			const struct vf_part_member *m = &part->members[i];
+			uint16_t entry = part->pkey |
+				(m->membership == VF_MEMBER_LIMITED ? 0 : 0x8000);
+
+			if (m->port != port)
+				continue;
+			/* both: OpenSM adds the limited one last, and the
+			 * last add of a port with indx0 wins */
+			if (m->indx0)
+				return m->membership == VF_MEMBER_BOTH ?
+				       part->pkey : entry;
+			if (!k)
+				dflt = entry;
+		}
+	}
+	return dflt;
 }
 
 static bool holds(const uint16_t *v, unsigned n, uint16_t x)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "partition/emit.h"
 #include "partition/plan.h"
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
@@ -460,6 +461,62 @@ static void test_fm_rules(struct vf_fabric *f)
 	vf_diag_free(&d);
 }
 
+/*
+ * Issue 14, point 5: index 0 holds the port's first non-admin VF in config
+ * order (the FM's sm_compute_portPkeys), said with OpenSM's indx0 flag.
+ */
+static void test_index0(struct vf_fabric *f)
+{
+	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct vf_diag d = { 0 };
+	struct vf_plan p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	OK(!plan(HEAD VF("Store", "<PKey>0x0030</PKey><Security>1</Security><Member>B</Member><LimitedMember>A</LimitedMember>")
+		 VF("TA", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>")
+		 VF("Admin", "<PKey>0x7fff</PKey><Security>1</Security><LimitedMember>A</LimitedMember>")
+		 VF("TB", "<PKey>0x0020</PKey><Security>1</Security><Member>B</Member>")
+		 TAIL, f, &o, &p, &d), "plan VFs for index 0");
+	EQ_U(vf_plan_port_index0(&p, host(f, 1)), 0x0030,
+	     "cn0001: its first VF (Store, limited) at index 0");
+	EQ_U(vf_plan_port_index0(&p, host(f, 5)), 0x8030,
+	     "cn0005: Store (full) at index 0, not TB listed later");
+	EQ_U(vf_plan_port_index0(&p, host(f, 12)), 0x7fff,
+	     "cn0012 in no VF: the default partition (limited: Admin) at 0");
+	EQ_U(vf_plan_port_index0(&p, f->nodes[f->switches[0]].first_port),
+	     0xffff, "switch port 0: the default partition");
+	out = open_memstream(&text, &len);
+	vf_emit_partitions(out, &p, f, "test");
+	fclose(out);
+	OK(text && strstr(text, "Store=0x0030, rate=22, mtu=5, sl=0, indx0 :") &&
+	   strstr(text, "TA=0x0010, rate=22, mtu=5, sl=0 :") &&
+	   !strstr(text, "TA=0x0010, indx0"),
+	   "the emitted file: Store's statement carries indx0, TA's not");
+	vf_plan_free(&p);
+	free(text);
+	text = NULL;
+
+	/* some of a partition's members hold it at index 0: two statements */
+	OK(!plan(HEAD VF("TA", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>")
+		 VF("Store", "<PKey>0x0030</PKey><Security>1</Security><Member>B</Member><LimitedMember>A</LimitedMember>")
+		 TAIL, f, &o, &p, &d), "plan TA before Store");
+	EQ_U(vf_plan_port_index0(&p, host(f, 1)), 0x8010, "cn0001: TA");
+	EQ_U(vf_plan_port_index0(&p, host(f, 5)), 0x8030, "cn0005: Store");
+	out = open_memstream(&text, &len);
+	vf_emit_partitions(out, &p, f, "test");
+	fclose(out);
+	OK(text && strstr(text, "Store=0x0030, rate=22, mtu=5, sl=0 :\n\tmgid=ff12:401b::ffff:ffff\n\t0x0002c90300000011=limited,") &&
+	   strstr(text, "0x0002c90300000041=limited ;\n\nStore=0x0030, indx0, sl=0 :\n\t0x0002c90300000051=full,"),
+	   "Store in two statements: A's hosts without indx0, B's with it");
+	if (text && !strstr(text, "Store=0x0030, indx0"))
+		printf("# %s\n", text);
+	vf_plan_free(&p);
+	free(text);
+	vf_diag_free(&d);
+}
+
 int main(void)
 {
 	struct vf_fabric *f;
@@ -477,6 +534,7 @@ int main(void)
 		test_aliases(f);
 		test_mcgroups(f);
 		test_fm_rules(f);
+		test_index0(f);
 		test_non_end_port(f);
 		vf_fabric_destroy(f);
 	}
