@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """Generated vFabric files through OpenSM and the plugin on ibsim, against
 the FM oracle (tests/oracle/fm_model.py, written from the FM's rules
-apart from the C code): for each seed, vfgen.py's fabric runs in ibsim,
-OpenSM loads vfgen.py's file (config=), and every host's and switch port
-0's P_Key table, read back with smpquery, must hold exactly the oracle's
-entries (membership bits included) with the oracle's index-0 P_Key at
-index 0; the whole table must sit at the indexes `vfabric resolve` prints
-for a port coming up afresh; and a host whose index-0 partition carries
-IPoIB must be able to join its broadcast group as ib0 does.
+apart from the C code).  First a file of known meaning (issue 14, points
+1, 2 and 5 as they were measured, and the SA's answer to one tenant
+asking for another's paths), then for each seed vfgen.py's fabric runs
+in ibsim, OpenSM loads vfgen.py's file (config=), and every host's and
+switch port 0's P_Key table, read back with smpquery, must hold exactly
+the oracle's entries (membership bits included) with the oracle's
+index-0 P_Key at index 0; the whole table must sit at the indexes
+`vfabric resolve` prints for a port coming up afresh; and a host whose
+index-0 partition carries IPoIB must be able to join its broadcast group
+as ib0 does.
 
 VF_ORACLE_LIVE_FILES (default 4) sets how many files, VF_ORACLE_SEED the
 first seed (default 1).
@@ -23,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), "oracle"))
 
 import fm_model  # noqa: E402
+import topogen  # noqa: E402
 import vfgen  # noqa: E402
 import vfsim  # noqa: E402
 import vftest  # noqa: E402
@@ -134,16 +138,107 @@ def one_file(tap, seed, stats):
         sim.stop_opensm()
 
 
+KNOWN = """<?xml version="1.0"?>
+<Config><Common><Applications>
+<Application><Name>Any</Name><Select>UnmatchedServiceID</Select></Application>
+<Application><Name>SA</Name><Select>SA</Select></Application>
+</Applications><DeviceGroups>
+<DeviceGroup><Name>All</Name><Select>All</Select></DeviceGroup>
+<DeviceGroup><Name>Mgmt</Name><Select>AllMgmtAllowed</Select></DeviceGroup>
+<DeviceGroup><Name>A</Name><NodeDesc>cn[0002-0003]*</NodeDesc></DeviceGroup>
+<DeviceGroup><Name>B</Name><NodeDesc>cn[0004-0005]*</NodeDesc></DeviceGroup>
+<DeviceGroup><Name>S</Name><NodeDesc>stor*</NodeDesc></DeviceGroup>
+</DeviceGroups><VirtualFabrics>
+<VirtualFabric><Name>Default</Name><Enable>1</Enable><PKey>0x0001</PKey>
+ <Member>A</Member><Application>Any</Application></VirtualFabric>
+<VirtualFabric><Name>Admin</Name><Enable>1</Enable><PKey>0x7fff</PKey>
+ <Security>1</Security><Member>Mgmt</Member><LimitedMember>All</LimitedMember>
+ <Application>SA</Application></VirtualFabric>
+<VirtualFabric><Name>S1</Name><Enable>1</Enable><PKey>0x0030</PKey>
+ <Security>1</Security><Member>S</Member><LimitedMember>A</LimitedMember>
+ <Application>Any</Application></VirtualFabric>
+<VirtualFabric><Name>S2</Name><Enable>1</Enable><PKey>0x0030</PKey>
+ <Security>1</Security><Member>S</Member><LimitedMember>B</LimitedMember>
+ <Application>Any</Application></VirtualFabric>
+<VirtualFabric><Name>Ops</Name><Enable>1</Enable><PKey>0x7fff</PKey>
+ <Security>1</Security><Member>S</Member><Application>Any</Application>
+</VirtualFabric>
+</VirtualFabrics></Common></Config>
+"""
+
+
+def known(tap):
+    """Issue 14 points 1 and 2 as measured: two tenants limited in a
+    shared storage P_Key; the FM template's Admin VF with a Default VF
+    over some hosts only, and a second VF on 0x7fff."""
+    fab = topogen.fattree2(leaves=2, spines=1, hosts=4, storage=1)
+    with vfsim.Sim(fab, "oracle-known", tap=tap) as sim:
+        conf = os.path.join(sim.workdir, "vf.xml")
+        with open(conf, "w") as fh:
+            fh.write(KNOWN)
+        sim.start_ibsim()
+        sim.start_opensm(conf_lines=vftest.plugin_conf(
+            engine="fattree", options=f"log_level=info config={conf}"),
+            plugin_dir=vftest.PLUGIN_DIR)
+        sim.wait_subnet_up()
+        sim.wait_log(r"P_Key tables of \d+ end ports verified")
+        nodes = vfsim.parse_ibnetdiscover(open(sim.discover()).read())
+        tables = {n["desc"].split()[0]: sim.pkeys(n["lid"])
+                  for n in nodes.values() if n["kind"] == "Ca"}
+        own = {h: {k for k in t if k & 0x7fff} for h, t in tables.items()}
+        sm = sim.default_sm_node()
+        tap.ok(own["cn0002"] == {0x0001 | FULL, 0x0030, 0x7fff} and
+               own["cn0004"] == {0x0030, 0x7fff},
+               "tenants A and B, each limited in one storage VF of the "
+               "shared P_Key 0x0030, hold it limited (they were full)",
+               f"cn0002 {sorted(map(hex, tables['cn0002'][:4]))} cn0004 "
+               f"{sorted(map(hex, tables['cn0004'][:4]))}")
+        tap.ok(own["cn0006"] == {0x7fff} and own["cn0004"] >= {0x7fff},
+               "hosts outside the Default VF: 0x7fff limited (the FM's "
+               "template Admin VF; they were full)",
+               f"cn0006 {[hex(k) for k in tables['cn0006'][:4]]}")
+        tap.ok(own["stor01"] == {0x8030, 0xffff} and
+               all(0xffff not in own[h] for h in own
+                   if h not in ("stor01", sm)),
+               "a second VF on 0x7fff makes its own Members full, no one "
+               "else", str({h: sorted(map(hex, v)) for h, v in own.items()}))
+        tap.ok(tables["cn0002"][0] == 0x8001 and
+               tables["cn0004"][0] == 0x0030 and
+               tables["cn0006"][0] == 0x7fff,
+               "index 0: the first VF of each host (Default, S2), the "
+               "default partition for a host in none",
+               str({h: hex(t[0]) for h, t in tables.items()}))
+        lid = {n["desc"].split()[0]: n["lid"] for n in nodes.values()
+               if n["kind"] == "Ca"}
+        out = sim.run_diag([vftest.VFABRIC_SA, "path", "--slid",
+                            str(lid["cn0002"]), "--dlid",
+                            str(lid["cn0004"])],
+                           node="cn0002", check=False)
+        tap.ok(re.match(r"status 0x[0-9a-f]+ \S+ records 0", out),
+               "no PathRecord between the two tenants (limited members "
+               "of one P_Key)", out)
+        # the SA's requester rule: a limited member may not read the paths
+        # of another tenant's host to storage
+        out = sim.run_diag([vftest.VFABRIC_SA, "path", "--slid",
+                            str(lid["stor01"]), "--dlid",
+                            str(lid["cn0004"])], node="cn0002", check=False)
+        tap.ok(re.match(r"status 0x[0-9a-f]+ \S+ records 0", out),
+               "tenant A cannot read tenant B's paths to storage", out)
+        sim.stop_opensm()
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
     files = int(os.environ.get("VF_ORACLE_LIVE_FILES", "4"))
     first = int(os.environ.get("VF_ORACLE_SEED", "1"))
     stats = {"joins": 0}
+    known(tap)
     for seed in range(first, first + files):
         one_file(tap, seed, stats)
-    tap.ok(stats["joins"] > 0, f"{stats['joins']} IPoIB-style joins of "
-           "index 0's broadcast group tried")
+    if files:
+        tap.ok(stats["joins"] > 0, f"{stats['joins']} IPoIB-style joins "
+               "of index 0's broadcast group tried")
     tap.done()
 
 
