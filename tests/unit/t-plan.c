@@ -514,6 +514,20 @@ static void test_index0(struct vf_fabric *f)
 		printf("# %s\n", text);
 	vf_plan_free(&p);
 	free(text);
+
+	/* cn0005's first VF (TB) is on a partition the 2-entry table drops:
+	 * index 0 goes to the partition it keeps */
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		f->nodes[n].partition_cap = f->nodes[n].enforce_cap = 2;
+	OK(!plan(HEAD VF("TA", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>")
+		 VF("TB", "<PKey>0x0020</PKey><Security>1</Security><Member>B</Member>")
+		 VF("TA2", "<PKey>0x0010</PKey><Security>1</Security><Member>B</Member>")
+		 TAIL, f, &o, &p, &d), "plan on 2-entry tables");
+	EQ_U(vf_plan_port_index0(&p, host(f, 5)), 0x8010,
+	     "TB dropped on cn0005: index 0 is the kept 0x0010");
+	vf_plan_free(&p);
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		f->nodes[n].partition_cap = f->nodes[n].enforce_cap = 0;
 	vf_diag_free(&d);
 }
 
