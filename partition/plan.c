@@ -555,6 +555,24 @@ void vf_plan_free(struct vf_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Port slot `port` among part's members (sorted by slot), or NULL. */
+static const struct vf_part_member *
+find_member(const struct vf_partition *part, uint32_t port)
+{
+	unsigned lo = 0, hi = part->num_members;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (part->members[mid].port < port)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < part->num_members && part->members[lo].port == port ?
+	       &part->members[lo] : NULL;
+}
+
 unsigned vf_plan_port_entries(const struct vf_plan *p, uint32_t port,
 			      uint16_t *out, unsigned max)
 {
@@ -562,11 +580,9 @@ unsigned vf_plan_port_entries(const struct vf_plan *p, uint32_t port,
 
 	for (unsigned k = 0; k < p->num_parts; k++) {
 		const struct vf_partition *part = &p->parts[k];
-		uint8_t m = VF_MEMBER_NONE;
+		const struct vf_part_member *mb = find_member(part, port);
+		uint8_t m = mb ? mb->membership : VF_MEMBER_NONE;
 
-		for (unsigned i = 0; i < part->num_members; i++)
-			if (part->members[i].port == port)
-				m = part->members[i].membership;
 		if ((m == VF_MEMBER_FULL || m == VF_MEMBER_BOTH) && n++ < max)
 			out[n - 1] = part->pkey | 0x8000;
 		if ((m == VF_MEMBER_LIMITED || m == VF_MEMBER_BOTH) &&
@@ -582,22 +598,20 @@ uint16_t vf_plan_port_index0(const struct vf_plan *p, uint32_t port)
 
 	for (unsigned k = 0; k < p->num_parts; k++) {
 		const struct vf_partition *part = &p->parts[k];
+		const struct vf_part_member *m = find_member(part, port);
+		uint16_t entry;
 
-		for (unsigned i = 0; i < part->num_members; i++) {
-			const struct vf_part_member *m = &part->members[i];
-			uint16_t entry = part->pkey |
-				(m->membership == VF_MEMBER_LIMITED ? 0 : 0x8000);
-
-			if (m->port != port)
-				continue;
-			/* both: OpenSM adds the limited one last, and the
-			 * last add of a port with indx0 wins */
-			if (m->indx0)
-				return m->membership == VF_MEMBER_BOTH ?
-				       part->pkey : entry;
-			if (!k)
-				dflt = entry;
-		}
+		if (!m)
+			continue;
+		entry = part->pkey |
+			(m->membership == VF_MEMBER_LIMITED ? 0 : 0x8000);
+		/* both: OpenSM adds the limited one last, and the last add
+		 * of a port with indx0 wins */
+		if (m->indx0)
+			return m->membership == VF_MEMBER_BOTH ? part->pkey :
+								 entry;
+		if (!k)
+			dflt = entry;
 	}
 	return dflt;
 }
