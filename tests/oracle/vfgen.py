@@ -5,7 +5,8 @@ the FM oracle tests (fm_model.py): random DeviceGroups over the hosts
 NodeGUID lists, Select, NodeType, IncludeGroup of earlier groups), random
 VirtualFabrics (Security 0/1, explicit P_Keys shared between VFs, automatic
 ones, Member/LimitedMember mixes, Standby, disabled ones, per-VF QoS with
-an explicit BaseSL) and, in most files, the FM template's Admin VF
+an explicit BaseSL or QOSGroups), sometimes in an <Fm> instance, and, in
+most files, the FM template's Admin VF
 (0x7fff, Security 1, Member AllMgmtAllowed, LimitedMember All), sometimes
 with a second VF on 0x7fff.
 
@@ -132,14 +133,31 @@ def device_groups(rnd, fab, fm_patterns=False):
     return dgs
 
 
-def virtual_fabrics(rnd, dg_names):
-    """[xml] of the VirtualFabrics, in config order."""
+def qos_groups(rnd):
+    """[(name, BaseSL)] of enabled QOSGroups, or [] (per-VF QoS)."""
+    if rnd.random() >= 0.15:
+        return []
+    return [(f"Q{i + 1}", sl) for i, sl in
+            enumerate(rnd.sample(range(0, 15), rnd.randint(1, 3)))]
+
+
+def virtual_fabrics(rnd, dg_names, qgroups=()):
+    """[xml] of the VirtualFabrics, in config order.  With QOSGroups every
+    VF names one and has an explicit P_Key (the FM's rule)."""
     security = {pk: rnd.random() < 0.6 for pk in SHARED_PKEYS}
     groups = [g for g in dg_names if g not in ("Mgmt", "SWE0s")]
     sls = rnd.sample(range(1, 15), 14)
     vfs = []
+    own_pkeys = iter(range(0x0200, 0x0300))
+
+    def qos():
+        return (f"<QOSGroup>{rnd.choice(qgroups)[0]}</QOSGroup>"
+                if qgroups else "")
     for i in range(rnd.randint(1, 6)):
         pk = rnd.choice(SHARED_PKEYS) if rnd.random() < 0.5 else None
+        if qgroups and pk is None:
+            pk = next(own_pkeys)
+            security[pk] = rnd.random() < 0.6
         sec = security[pk] if pk else rnd.random() < 0.6
         members = rnd.sample(groups, rnd.randint(0, 2))
         limited = rnd.sample(groups, rnd.randint(0 if members else 1, 2))
@@ -155,7 +173,9 @@ def virtual_fabrics(rnd, dg_names):
         body += [f"<LimitedMember>{g}</LimitedMember>" for g in limited]
         body += [f"<Application>{a}</Application>" for a in
                  rnd.sample(["Any", "IPoIB"], rnd.randint(1, 2))]
-        if rnd.random() < 0.25:
+        if qgroups:
+            body.append(qos())
+        elif rnd.random() < 0.25:
             body.append(f"<QOS>1</QOS><BaseSL>{sls.pop()}</BaseSL>")
         vfs.append("<VirtualFabric>" + "".join(body) + "</VirtualFabric>")
     if rnd.random() < 0.7:
@@ -163,13 +183,13 @@ def virtual_fabrics(rnd, dg_names):
                  "<PKey>0x7fff</PKey><Security>1</Security>"
                  "<Member>Mgmt</Member>" +
                  ("<Member>SWE0s</Member>" if rnd.random() < 0.5 else "") +
-                 "<LimitedMember>All</LimitedMember>"
+                 "<LimitedMember>All</LimitedMember>" + qos() +
                  "<Application>SA</Application></VirtualFabric>")
         vfs.insert(rnd.randint(0, len(vfs)), admin)
         if rnd.random() < 0.2:
             extra = ("<VirtualFabric><Name>Admin2</Name><Enable>1</Enable>"
                      "<PKey>0x7fff</PKey><Security>1</Security>"
-                     f"<Member>{rnd.choice(groups)}</Member>"
+                     f"<Member>{rnd.choice(groups)}</Member>" + qos() +
                      "<Application>Any</Application></VirtualFabric>")
             vfs.insert(rnd.randint(0, len(vfs)), extra)
     return vfs
@@ -190,12 +210,22 @@ def generate(seed, max_hosts=None, fm_patterns=False):
     rnd = random.Random(seed)
     fab = fabric(rnd, max_hosts, fm_patterns)
     dgs = device_groups(rnd, fab, fm_patterns)
-    vfs = virtual_fabrics(rnd, [name for name, _ in dgs])
+    qgroups = qos_groups(rnd)
+    vfs = virtual_fabrics(rnd, [name for name, _ in dgs], qgroups)
+    qos = ("<QOSGroups>" + "".join(
+        f"<QOSGroup><Name>{n}</Name><Enable>1</Enable><BaseSL>{sl}</BaseSL>"
+        "</QOSGroup>" for n, sl in qgroups) + "</QOSGroups>\n"
+        if qgroups else "")
+    # the VirtualFabrics in an <Fm> instance now and then: its lists
+    # append to Common's
+    split = rnd.random() < 0.2
     text = ("<?xml version=\"1.0\"?>\n<!-- vfgen seed "
             f"{seed} -->\n<Config><Common>\n{APPS}\n<DeviceGroups>\n" +
             "".join(f"<DeviceGroup><Name>{n}</Name>{b}</DeviceGroup>\n"
-                    for n, b in dgs) +
-            "</DeviceGroups>\n<VirtualFabrics>\n" + "\n".join(vfs) +
-            "\n</VirtualFabrics>\n</Common></Config>\n")
+                    for n, b in dgs) + "</DeviceGroups>\n" + qos +
+            ("</Common><Fm>\n" if split else "") +
+            "<VirtualFabrics>\n" + "\n".join(vfs) +
+            "\n</VirtualFabrics>\n" + ("</Fm>" if split else "</Common>") +
+            "</Config>\n")
     cas = [n for n in fab.nodes.values() if n.kind == "Hca"]
     return fab, text, rnd.choice(cas).id
