@@ -54,13 +54,6 @@ static unsigned put_members(FILE *out, const struct vf_partition *part,
 	return n;
 }
 
-/*
- * The ports that hold this P_Key at index 0 (plan.h), in a second
- * statement of the partition with OpenSM's indx0 flag, which applies to
- * the ports of its own statement; a port listed again for the P_Key
- * without it would lose it, so each port is in one statement only.  The
- * statement repeats the SL, which OpenSM sets from every statement.
- */
 static unsigned count_indx0(const struct vf_partition *part)
 {
 	unsigned n = 0;
@@ -70,6 +63,14 @@ static unsigned count_indx0(const struct vf_partition *part)
 	return n;
 }
 
+/*
+ * The ports that hold this P_Key at index 0 (plan.h), in a second
+ * statement of the partition with OpenSM's indx0 flag, which applies to
+ * the ports of its own statement; a port listed again for the P_Key
+ * without it would lose it, so each port is in one statement only
+ * (tests/integration/t-indx0.py).  The statement repeats the SL, which
+ * OpenSM sets from every statement.
+ */
 static void put_indx0(FILE *out, const struct vf_partition *part,
 		      const struct vf_fabric *f)
 {

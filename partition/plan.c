@@ -137,8 +137,11 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Which end ports have SR-IOV alias GUIDs (fm_combine); 0 or -ENOMEM. */
-static int find_sriov(struct plan_work *w)
+/*
+ * Per end port work state: which have SR-IOV alias GUIDs (fm_combine),
+ * and no index-0 partition yet.  0 or -ENOMEM.
+ */
+static int init_ends(struct plan_work *w)
 {
 	const struct vf_fabric *f = w->f;
 
@@ -515,7 +518,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	for (uint32_t port = 0; port < f->num_ports; port++)
 		if (end_port(f, port))
 			w.ends[w.num_ends++] = port;
-	if (find_sriov(&w) || vf_dg_resolve(c, f, sm_node, &w.dg) ||
+	if (init_ends(&w) || vf_dg_resolve(c, f, sm_node, &w.dg) ||
 	    part_of(&w, p, VF_PKEY_DEFAULT, "Default", 0) < 0)
 		goto out;
 	for (unsigned i = 0; i < c->num_vfs; i++) {
