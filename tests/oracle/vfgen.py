@@ -10,8 +10,9 @@ most files, the FM template's Admin VF
 (0x7fff, Security 1, Member AllMgmtAllowed, LimitedMember All), sometimes
 with a second VF on 0x7fff.
 
-Every file is one the FM would accept apart from what the project
-documents as its own (a file without an Admin VF).  The same seed gives
+A file with the Admin VF is one the FM would accept (its SA, PA and PM
+applications there, a second VF on 0x7fff with the PA); one without is
+the project's own extension (docs/vfabrics.md).  The same seed gives
 the same fabric and file.
 """
 
@@ -184,13 +185,14 @@ def virtual_fabrics(rnd, dg_names, qgroups=()):
                  "<Member>Mgmt</Member>" +
                  ("<Member>SWE0s</Member>" if rnd.random() < 0.5 else "") +
                  "<LimitedMember>All</LimitedMember>" + qos() +
-                 "<Application>SA</Application></VirtualFabric>")
+                 "<Application>SA</Application><Application>PA</Application>"
+                 "<Application>PM</Application></VirtualFabric>")
         vfs.insert(rnd.randint(0, len(vfs)), admin)
         if rnd.random() < 0.2:
             extra = ("<VirtualFabric><Name>Admin2</Name><Enable>1</Enable>"
                      "<PKey>0x7fff</PKey><Security>1</Security>"
                      f"<Member>{rnd.choice(groups)}</Member>" + qos() +
-                     "<Application>Any</Application></VirtualFabric>")
+                     "<Application>PA</Application></VirtualFabric>")
             vfs.insert(rnd.randint(0, len(vfs)), extra)
     return vfs
 
@@ -199,6 +201,9 @@ APPS = ("<Applications>"
         "<Application><Name>Any</Name><Select>UnmatchedServiceID</Select>"
         "<Select>UnmatchedMGID</Select></Application>"
         "<Application><Name>SA</Name><Select>SA</Select></Application>"
+        "<Application><Name>PM</Name><Select>PM</Select></Application>"
+        "<Application><Name>PA</Name>"
+        "<ServiceID>0x1100d03c34845555</ServiceID></Application>"
         "<Application><Name>IPoIB</Name><MGIDMasked>"
         "0xff00401b00000000:0*0xff00ffff0000ffff:0xffffffff00000000"
         "</MGIDMasked></Application></Applications>")
