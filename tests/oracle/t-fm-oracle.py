@@ -84,8 +84,8 @@ def compare(conf, net, sm):
 
 
 # The C NodeDesc matcher (partition/ndpattern.c) still differs from the
-# FM on ranges without zero padding, a range followed by a wildcard and
-# runs of '?' (issue 14, point 4: another branch fixes it).  Set to None
+# FM on a range followed by a wildcard and on ranges without zero padding
+# (issue 14, point 4: another branch fixes it).  Set to None
 # once that is merged: a pass while this is set is an XPASS, which fails
 # `make check`, so it cannot be forgotten.
 PATTERN_TODO = "issue 14 point 4: ndpattern.c differs from the FM"
