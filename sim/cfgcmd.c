@@ -7,9 +7,11 @@
  *
  * vfabric resolve FILE --topo NET: what the plugin would program on that
  * fabric: every end port's P_Keys (with the index a port coming up
- * afresh gets them at: OpenSM puts the default partition at 0, then the
- * others by P_Key value), each VF's P_Key and SL, and the memberships a
- * too-small P_Key table would lose.
+ * afresh gets them at: OpenSM puts the port's indx0 partition, else the
+ * default one, at 0, then the others in the order of its partition map,
+ * keyed by the P_Key in network byte order; a full and limited pair
+ * limited first), each VF's P_Key and SL, and the memberships a too-small
+ * P_Key table would lose.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -142,22 +144,45 @@ static uint8_t membership(const struct vf_partition *part, uint32_t p)
 	       part->members[lo].membership : VF_MEMBER_NONE;
 }
 
-/* Partitions in the order a fresh port's table gets them. */
-static int by_pkey(const void *a, const void *b)
+/*
+ * Partitions in the order OpenSM's partition map holds them: a cl_qmap
+ * keyed by the P_Key as stored, in network byte order (so 0x0100 comes
+ * before 0x0001, and 0x7fff last).
+ */
+static unsigned map_key(uint16_t pkey)
+{
+	return (unsigned)(pkey >> 8 | (pkey & 0xff) << 8);
+}
+
+static int by_map_key(const void *a, const void *b)
 {
 	const struct vf_partition *x = *(const struct vf_partition *const *)a;
 	const struct vf_partition *y = *(const struct vf_partition *const *)b;
 
-	if ((x->pkey == VF_PKEY_DEFAULT) != (y->pkey == VF_PKEY_DEFAULT))
-		return x->pkey == VF_PKEY_DEFAULT ? -1 : 1;
-	return x->pkey - y->pkey;
+	return (int)map_key(x->pkey) - (int)map_key(y->pkey);
 }
 
-static void print_port(const struct vf_fabric *f, uint32_t p,
+static void print_entry(const struct vf_partition *part, uint8_t m,
+			unsigned index, bool json)
+{
+	if (json) {
+		printf("%s{\"pkey\": \"0x%04x\", \"index\": %u, \"membership\": \"%s\", \"partition\": ",
+		       index ? ", " : "", part->pkey, index, member_word[m]);
+		vf_json_string(stdout, part->name);
+		printf("}");
+	} else
+		printf(" %u:0x%04x(%s)", index,
+		       part->pkey | (m == VF_MEMBER_LIMITED ? 0 : 0x8000),
+		       part->name);
+}
+
+static void print_port(const struct vf_plan *plan,
+		       const struct vf_fabric *f, uint32_t p,
 		       struct vf_partition **order, unsigned n, bool json,
 		       bool *first)
 {
 	const struct vf_port *port = &f->ports[p];
+	uint16_t idx0 = vf_plan_port_index0(plan, p);
 	unsigned index = 0;
 
 	if (json) {
@@ -169,21 +194,22 @@ static void print_port(const struct vf_fabric *f, uint32_t p,
 		printf("0x%016llx %-24s %3u ", (unsigned long long)port->guid,
 		       vf_node_desc(f, &f->nodes[port->node]), port->num);
 	*first = false;
+	/* index 0 first, then the map's order */
 	for (unsigned k = 0; k < n; k++) {
 		uint8_t m = membership(order[k], p);
 
-		if (m == VF_MEMBER_NONE)
+		if ((order[k]->pkey | 0x8000) != (idx0 | 0x8000))
 			continue;
-		if (json) {
-			printf("%s{\"pkey\": \"0x%04x\", \"index\": %u, \"membership\": \"%s\", \"partition\": ",
-			       index ? ", " : "", order[k]->pkey, index,
-			       member_word[m]);
-			vf_json_string(stdout, order[k]->name);
-			printf("}");
-		} else
-			printf(" %u:0x%04x(%s)", index,
-			       order[k]->pkey | (m == VF_MEMBER_LIMITED ? 0 :
-						 0x8000), order[k]->name);
+		print_entry(order[k], m, index, json);
+		index += m == VF_MEMBER_BOTH ? 2 : 1;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		uint8_t m = membership(order[k], p);
+
+		if (m == VF_MEMBER_NONE ||
+		    (order[k]->pkey | 0x8000) == (idx0 | 0x8000))
+			continue;
+		print_entry(order[k], m, index, json);
 		index += m == VF_MEMBER_BOTH ? 2 : 1;
 	}
 	printf(json ? "]}" : "\n");
@@ -200,7 +226,7 @@ static void print_plan(const struct vf_config *c, const struct vf_plan *plan,
 		return;
 	for (unsigned k = 0; k < plan->num_parts; k++)
 		order[k] = &plan->parts[k];
-	qsort(order, plan->num_parts, sizeof(*order), by_pkey);
+	qsort(order, plan->num_parts, sizeof(*order), by_map_key);
 	printf(json ? "{\n  \"vfs\": [" : "# virtual fabric: P_Key SL\n");
 	for (unsigned i = 0, shown = 0; i < c->num_vfs; i++) {
 		if (!plan->vf_pkey[i])
@@ -218,7 +244,8 @@ static void print_plan(const struct vf_config *c, const struct vf_plan *plan,
 		      "# port GUID, NodeDesc, port: index:P_Key(partition) (full members have bit 15 set)\n");
 	for (uint32_t p = 0; p < f->num_ports; p++)
 		if (membership(&plan->parts[0], p) != VF_MEMBER_NONE)
-			print_port(f, p, order, plan->num_parts, json, &first);
+			print_port(plan, f, p, order, plan->num_parts, json,
+				   &first);
 	if (json)
 		printf("\n  ],\n  \"dropped\": %u\n}\n", plan->dropped);
 	else
