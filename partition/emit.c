@@ -39,25 +39,79 @@ static void put_name(FILE *out, const char *name)
 #define BLOCK_FLAGS ", rate=22, mtu=5"
 #define BLOCK_MGID "mgid=ff12:401b::ffff:ffff"
 
+/* The members whose indx0 flag is `indx0`, comma-separated. */
+static unsigned put_members(FILE *out, const struct vf_partition *part,
+			    const struct vf_fabric *f, bool indx0)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < part->num_members; i++)
+		if (part->members[i].indx0 == indx0)
+			fprintf(out, "%s\n\t0x%016llx=%s", n++ ? "," : "",
+				(unsigned long long)
+				f->ports[part->members[i].port].guid,
+				membership_word[part->members[i].membership]);
+	return n;
+}
+
+static unsigned count_indx0(const struct vf_partition *part)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < part->num_members; i++)
+		n += part->members[i].indx0;
+	return n;
+}
+
+/*
+ * The ports that hold this P_Key at index 0 (plan.h), in a second
+ * statement of the partition with OpenSM's indx0 flag, which applies to
+ * the ports of its own statement; a port listed again for the P_Key
+ * without it would lose it, so each port is in one statement only
+ * (tests/integration/t-indx0.py).  The statement repeats the SL, which
+ * OpenSM sets from every statement.
+ */
+static void put_indx0(FILE *out, const struct vf_partition *part,
+		      const struct vf_fabric *f)
+{
+	unsigned n = count_indx0(part);
+
+	if (!n || n == part->num_members)
+		return;
+	put_name(out, part->name);
+	fprintf(out, "=0x%04x, indx0", part->pkey);
+	if (part->sl >= 0)
+		fprintf(out, ", sl=%d", part->sl);
+	fprintf(out, " :");
+	put_members(out, part, f, true);
+	fprintf(out, " ;\n\n");
+}
+
 static void put_partition(FILE *out, const struct vf_partition *part,
 			  const struct vf_fabric *f)
 {
+	bool block = !part->ipoib && !part->stock_rules, all0;
+	/* a partitions.conf's mtu and rate also check its IP groups */
+	bool flags = part->ipoib || part->stock_rules;
+
 	put_name(out, part->name);
 	fprintf(out, "=0x%04x", part->pkey);
-	bool block = !part->ipoib && !part->stock_rules;
-
 	if (part->ipoib)
 		fprintf(out, ", ipoib");
 	if (block)
 		fprintf(out, BLOCK_FLAGS);
-	if (part->mtu && part->ipoib)
+	if (part->mtu && flags)
 		fprintf(out, ", mtu=%u", part->mtu);
-	if (part->rate && part->ipoib)
+	if (part->rate && flags)
 		fprintf(out, ", rate=%u", part->rate);
 	if (part->sl >= 0)
 		fprintf(out, ", sl=%d", part->sl);
 	if (part->raw_flags)
 		fprintf(out, "%s", part->raw_flags);
+	/* every member holds it at index 0: one statement (put_indx0) */
+	all0 = part->num_members && count_indx0(part) == part->num_members;
+	if (all0)
+		fprintf(out, ", indx0");
 	fprintf(out, " :");
 	/*
 	 * An mgid= definition takes the rest of its line, in OpenSM; one
@@ -69,11 +123,9 @@ static void put_partition(FILE *out, const struct vf_partition *part,
 			strchr(part->mgid_lines.v[i], ',') ? "" : ", vfabric");
 	if (block)
 		fprintf(out, "\n\t" BLOCK_MGID);
-	for (unsigned i = 0; i < part->num_members; i++)
-		fprintf(out, "%s\n\t0x%016llx=%s", i ? "," : "",
-			(unsigned long long)f->ports[part->members[i].port].guid,
-			membership_word[part->members[i].membership]);
+	put_members(out, part, f, all0);
 	fprintf(out, " ;\n\n");
+	put_indx0(out, part, f);
 }
 
 static const struct vf_partition *part_by_pkey(const struct vf_plan *p,
@@ -86,8 +138,8 @@ static const struct vf_partition *part_by_pkey(const struct vf_plan *p,
 }
 
 /* "Name=0xPKEY[, indx0] :" and the members (all, or the indx0 ones). */
-static void put_members(FILE *out, const struct vf_partition *part,
-			const struct vf_fabric *f, bool indx0)
+static void put_stock_members(FILE *out, const struct vf_partition *part,
+			      const struct vf_fabric *f, bool indx0)
 {
 	bool first = true;
 
@@ -105,13 +157,13 @@ static void put_members(FILE *out, const struct vf_partition *part,
 }
 
 /* Per partition, the ports that hold it at index 0 (the indx0 flag). */
-static void put_indx0(FILE *out, const struct vf_plan *p,
-		      const struct vf_fabric *f)
+static void put_stock_indx0(FILE *out, const struct vf_plan *p,
+			    const struct vf_fabric *f)
 {
 	for (unsigned k = 0; k < p->num_parts; k++)
 		for (unsigned i = 0; i < p->parts[k].num_members; i++)
 			if (p->parts[k].members[i].indx0) {
-				put_members(out, &p->parts[k], f, true);
+				put_stock_members(out, &p->parts[k], f, true);
 				break;
 			}
 }
@@ -153,9 +205,9 @@ static void put_stock(FILE *out, const struct vf_plan *p,
 		const struct vf_partition *part = part_by_pkey(p, (uint16_t)pkey);
 
 		if (part && part->num_members)
-			put_members(out, part, f, false);
+			put_stock_members(out, part, f, false);
 	}
-	put_indx0(out, p, f);
+	put_stock_indx0(out, p, f);
 }
 
 void vf_emit_partitions(FILE *out, const struct vf_plan *p,
@@ -169,7 +221,6 @@ void vf_emit_partitions(FILE *out, const struct vf_plan *p,
 	}
 	for (unsigned k = 0; k < p->num_parts; k++)
 		put_partition(out, &p->parts[k], f);
-	put_indx0(out, p, f);
 }
 
 /* Write through fn into path (vf_file_replace); 0 or -errno. */

@@ -193,17 +193,24 @@ static bool is_wild(const struct ndtok *t)
 	return t->kind == NDT_STAR || t->kind == NDT_OPT;
 }
 
-/* '*' or '?' at ps->pos: a run of wildcards is one, '*' if any is. */
+/*
+ * '*' or '?' at ps->pos.  As the FM's convertWildcardedString: a run of
+ * wildcards holding a '*' is one '*'; each '?' of a run without one is a
+ * '?' of its own ("cn??" matches cn12).
+ */
 static void parse_wild(struct ndparse *ps)
 {
 	struct vf_ndpat *p = ps->p;
-	enum ndtok_kind kind = ps->s[ps->pos] == '*' ? NDT_STAR : NDT_OPT;
+	bool star = ps->s[ps->pos] == '*';
 
-	if (p->ntok && is_wild(&p->tok[p->ntok - 1])) {
-		if (kind == NDT_STAR)
-			p->tok[p->ntok - 1].kind = NDT_STAR;
+	if (p->ntok && p->tok[p->ntok - 1].kind == NDT_STAR) {
+		/* absorbed */
+	} else if (star) {
+		while (p->ntok && p->tok[p->ntok - 1].kind == NDT_OPT)
+			p->ntok--;
+		add_tok(p, NDT_STAR);
 	} else {
-		add_tok(p, kind);
+		add_tok(p, NDT_OPT);
 	}
 	ps->pos++;
 }

@@ -5,8 +5,10 @@
  *
  *   - literals: A-Z a-z 0-9 - , = _ . and space; nothing else;
  *   - '*' zero or more, '?' zero or one character of that same class (not
- *     any character); a run of wildcards counts as one ('*' if it holds a
- *     '*', else '?'); a wildcard may not be followed by '[';
+ *     any character); a run of wildcards holding a '*' counts as one
+ *     '*', each '?' of a run without one as a '?' (the FM's code;
+ *     reference/opa-fm.md 1.3.1 has every run collapse); a wildcard may
+ *     not be followed by '[';
  *   - [lo-hi] a run of digits whose value is within lo..hi; bounds written
  *     with leading zeros ask for exactly the width of hi (node[06-10]
  *     matches node06, not node6), otherwise the run may not have a leading

@@ -739,8 +739,9 @@ int vf_pconf_stock_load(const char *path, struct vf_config *c,
 		rc = -ENOMEM;
 		say(r, VF_DIAG_ERROR, "%sout of memory", NULL);
 	} else if (!state) {
-		r->line = r->line ? r->line : 1;
-		say(r, VF_DIAG_ERROR, "%sno partition definition in the file (stock OpenSM: the file in error)",
+		/* no line to name: the whole file */
+		r->line = 0;
+		say(r, VF_DIAG_ERROR, "%sdefines no VirtualFabric or partition (stock OpenSM: no partition definition, the file in error)",
 		    NULL);
 	}
 	if (!rc)

@@ -108,9 +108,12 @@ static void test_wildcards(void)
 	check("cn?*", "cn0042", 1);
 	check("cn*?", "cn0042", 1);
 	check("??*x", "abcdx", 1);
-	/* judgement call: a run of '?' is one '?' (runs collapse) */
+	/* the FM's convertWildcardedString: each '?' of a run without a
+	 * '*' is one optional character (issue 14: found by the oracle) */
 	check("cn??", "cn1", 1);
-	check("cn??", "cn12", 0);
+	check("cn??", "cn12", 1);
+	check("cn??", "cn123", 0);
+	check("cn?*?", "cn123", 1);
 }
 
 static void test_ranges(void)

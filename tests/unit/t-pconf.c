@@ -150,7 +150,7 @@ static const struct {
 	{ "a P_Key that is no number", "p=zz : ALL ;\n",
 	  "bad.conf:1: bad partition definition" },
 	{ "a file without a statement", "# nothing\n\n",
-	  "bad.conf:2: no partition definition in the file" },
+	  "bad.conf: defines no VirtualFabric or partition" },
 	{ "a ';' on its own line after a short one",
 	  "p=0x10 : ALL ;\n;\n", "bad.conf:2: no partition definition" },
 	{ "an mgid= item that makes OpenSM read what no line wrote",
@@ -159,7 +159,7 @@ static const struct {
 	  "DeviceGroup G : type=CA ;\np=0x10 :\n  @G=full, cn01 ;\n",
 	  "bad.conf:3: partition 'p': not a port GUID or member keyword 'cn01'" },
 	{ "an unknown device group", "p=0x10 : @Nobody=full ;\n",
-	  "bad.conf:1: VirtualFabric 'p': member @Nobody names an unknown DeviceGroup" },
+	  "bad.conf:1: partition 'p': full member '@Nobody' names unknown DeviceGroup 'Nobody'" },
 	{ "a bad NodeDesc pattern", "DeviceGroup G : desc=cn/1 ;\n",
 	  "bad.conf:1: DeviceGroup 'G': column 3" },
 	{ "an unknown item", "Application A : port=1 ;\n",
@@ -169,6 +169,13 @@ static const struct {
 	{ "an application cycle",
 	  "Application A : include=B ;\nApplication B : include=A ;\n",
 	  "include cycle" },
+	{ "an SL used twice: partitions named as written",
+	  "a=0x10, qos=1, basesl=2 : ALL ;\n"
+	  "b=0x20, qos=1, basesl=2, bandwidth=10% : ALL ;\n",
+	  "bad.conf:2: partition 'b': SL 2 already in use by partition 'a'" },
+	{ "Bandwidth a sweep could not give: refused when read",
+	  "a=0x10, qos=1, bandwidth=96% : ALL ;\nb=0x20 : ALL ;\n",
+	  "bad.conf:1: QoS: explicit Bandwidth adds up to 96% ('a' 96%); need 5% available bandwidth" },
 };
 
 static void test_bad(void)
