@@ -146,11 +146,13 @@ static void put_stock_members(FILE *out, const struct vf_partition *part,
 	put_name(out, part->name);
 	fprintf(out, "=0x%04x%s :", part->pkey, indx0 ? ", indx0" : "");
 	for (unsigned i = 0; i < part->num_members; i++) {
-		if (indx0 && !part->members[i].indx0)
+		const struct vf_part_member *m = &part->members[i];
+
+		if (indx0 && !m->indx0)
 			continue;
 		fprintf(out, "%s\n\t0x%016llx=%s", first ? "" : ",",
-			(unsigned long long)f->ports[part->members[i].port].guid,
-			membership_word[part->members[i].membership]);
+			(unsigned long long)f->ports[m->port].guid,
+			membership_word[m->membership]);
 		first = false;
 	}
 	fprintf(out, " ;\n\n");
@@ -202,7 +204,8 @@ static void put_stock(FILE *out, const struct vf_plan *p,
 	}
 	/* by P_Key: the order of these statements means nothing to OpenSM */
 	for (unsigned pkey = 1; pkey <= 0x7fff; pkey++) {
-		const struct vf_partition *part = part_by_pkey(p, (uint16_t)pkey);
+		const struct vf_partition *part =
+			part_by_pkey(p, (uint16_t)pkey);
 
 		if (part && part->num_members)
 			put_stock_members(out, part, f, false);

@@ -21,7 +21,8 @@ struct pc {
 	const char *file;	/* owned by c->files */
 	char *text;		/* the file, comments blanked */
 	bool vfabric;
-	unsigned seq;		/* member entries so far (2: the default's) */
+	unsigned seq;		/* member entries so far (from 2: the
+				 * default's two come first) */
 };
 
 static struct vf_where where(const struct pc *pc, const char *at)

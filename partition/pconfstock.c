@@ -764,7 +764,8 @@ static bool live_end(const struct vf_fabric *f, uint32_t p)
 
 static bool names_port(const struct vf_config *c, const struct vf_fabric *f,
 		       const struct vf_dg_members *m,
-		       const struct vf_pc_entry *e, uint32_t p, uint32_t sm_port)
+		       const struct vf_pc_entry *e, uint32_t p,
+		       uint32_t sm_port)
 {
 	int g;
 
