@@ -158,16 +158,12 @@ static void put_stock_members(FILE *out, const struct vf_partition *part,
 	fprintf(out, " ;\n\n");
 }
 
-/* Per partition, the ports that hold it at index 0 (the indx0 flag). */
-static void put_stock_indx0(FILE *out, const struct vf_plan *p,
-			    const struct vf_fabric *f)
+static int by_pkey(const void *a, const void *b)
 {
-	for (unsigned k = 0; k < p->num_parts; k++)
-		for (unsigned i = 0; i < p->parts[k].num_members; i++)
-			if (p->parts[k].members[i].indx0) {
-				put_stock_members(out, &p->parts[k], f, true);
-				break;
-			}
+	const struct vf_partition *x = *(const struct vf_partition *const *)a;
+	const struct vf_partition *y = *(const struct vf_partition *const *)b;
+
+	return (int)x->pkey - (int)y->pkey;
 }
 
 /*
@@ -183,6 +179,8 @@ static void put_stock_indx0(FILE *out, const struct vf_plan *p,
 static void put_stock(FILE *out, const struct vf_plan *p,
 		      const struct vf_fabric *f)
 {
+	const struct vf_partition **order;
+
 	for (unsigned i = 0; i < p->num_groups; i++) {
 		const struct vf_pc_group *g = &p->groups[i];
 		const struct vf_partition *part =
@@ -202,15 +200,34 @@ static void put_stock(FILE *out, const struct vf_plan *p,
 		fprintf(out, ", scope=%u, sl=%u, Q_Key=0x%x, TClass=%u, FlowLabel=0x%x ;\n\n",
 			g->scope, g->sl, g->qkey, g->tclass, g->flow_label);
 	}
-	/* by P_Key: the order of these statements means nothing to OpenSM */
-	for (unsigned pkey = 1; pkey <= 0x7fff; pkey++) {
-		const struct vf_partition *part =
-			part_by_pkey(p, (uint16_t)pkey);
+	/*
+	 * By P_Key (the order of these statements means nothing to OpenSM):
+	 * each partition's members, then per partition the ports that hold
+	 * it at index 0 (each port in one of those at most).
+	 */
+	order = malloc((p->num_parts ? p->num_parts : 1) * sizeof(*order));
+	for (unsigned k = 0; order && k < p->num_parts; k++)
+		order[k] = &p->parts[k];
+	if (order)
+		qsort(order, p->num_parts, sizeof(*order), by_pkey);
+	for (unsigned k = 0; k < p->num_parts; k++) {
+		const struct vf_partition *part = order ? order[k] :
+							  &p->parts[k];
 
-		if (part && part->num_members)
+		if (part->num_members)
 			put_stock_members(out, part, f, false);
 	}
-	put_stock_indx0(out, p, f);
+	for (unsigned k = 0; k < p->num_parts; k++) {
+		const struct vf_partition *part = order ? order[k] :
+							  &p->parts[k];
+
+		for (unsigned i = 0; i < part->num_members; i++)
+			if (part->members[i].indx0) {
+				put_stock_members(out, part, f, true);
+				break;
+			}
+	}
+	free(order);
 }
 
 void vf_emit_partitions(FILE *out, const struct vf_plan *p,
