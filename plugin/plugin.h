@@ -154,6 +154,14 @@ bool vf_node_descs_arrived(struct vf_node_descs *d, struct osm_opensm *osm);
 struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn,
 					struct vf_node_descs *descs);
 
+/*
+ * What the end ports of f hold in their P_Key tables as OpenSM last read
+ * them (partition/recover.h); 0 or -ENOMEM.  Free with
+ * vf_held_pkeys_free().
+ */
+int vf_held_from_subnet(struct osm_subn *subn, const struct vf_fabric *f,
+			struct vf_held_pkeys *h);
+
 /* Register every engine of vf_engines[] with OpenSM; 0 or -errno. */
 int vf_engines_register(struct vf_plugin *p);
 /* Check and log the last routing, once. */
