@@ -23,8 +23,9 @@
 
 /*
  * The P_Keys the fabric's ports hold, by port slot of the fabric it was
- * built for: port p holds keys[first[p] .. first[p + 1]) (15-bit values,
- * membership bit cleared).  Built by the plugin from what OpenSM read.
+ * built for: port p holds keys[first[p] .. first[p + 1]), as the table
+ * holds them (bit 15: full member).  Built by the plugin from what
+ * OpenSM read.
  */
 struct vf_held_pkeys {
 	uint32_t num_ports;

@@ -38,10 +38,10 @@ static int add_port(osm_subn_t *subn, const struct vf_fabric *f, uint32_t p,
 
 		for (unsigned i = 0; blk && i < IB_NUM_PKEY_ELEMENTS_IN_BLOCK;
 		     i++) {
-			uint16_t v = cl_ntoh16(blk->pkey_entry[i]) & 0x7fff;
+			uint16_t v = cl_ntoh16(blk->pkey_entry[i]);
 			uint16_t *grown;
 
-			if (!v)
+			if (!(v & 0x7fff))
 				continue;
 			if (h->first[p + 1] == *cap) {
 				*cap = *cap ? *cap * 2 : 256;
