@@ -168,6 +168,7 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 		vf_assignment_load(&p->assign, assign, &d);
 		p->assign_loaded = true;
 	}
+	vf_partitions_fabric_warnings(p, f, o.sm_port);
 	if (!vf_held_from_subnet(&p->osm->subn, f, &held))
 		o.held = &held;
 	rc = vf_plan_build(p->config, f, &o, &p->assign, &plan, &d);

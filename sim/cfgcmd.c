@@ -18,6 +18,7 @@
 
 #include "partition/diag.h"
 #include "partition/emit.h"
+#include "partition/isolation.h"
 #include "partition/load.h"
 #include "partition/plan.h"
 #include "partition/qos.h"
@@ -54,26 +55,70 @@ static unsigned enabled_vfs(const struct vf_config *c)
 	return n;
 }
 
+/*
+ * With --topo NET, what only a fabric can show: groups and patterns that
+ * select nothing there, ports a shared P_Key lets reach each other.
+ * Returns how many warnings, or -1 on an error (printed).
+ */
+static int check_on_fabric(const struct vf_config *c, const char *topo)
+{
+	struct vf_err err = { "" };
+	struct vf_diag d = { 0 };
+	struct vf_fabric *f = vf_netfile_load(topo, 0, &err);
+	int n;
+
+	if (!f) {
+		fprintf(stderr, "vfabric: %s\n", err.msg);
+		return -1;
+	}
+	if (vf_warn_fabric(c, f, VF_NONE, &d)) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		vf_fabric_destroy(f);
+		return -1;
+	}
+	for (unsigned i = 0; i < d.n; i++)
+		fprintf(stderr, "warning: %s\n", d.v[i].text);
+	n = (int)d.n;
+	vf_diag_free(&d);
+	vf_fabric_destroy(f);
+	return n;
+}
+
 int vf_cmd_check_config(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "topo", required_argument, NULL, 't' },
+		{ 0 }
+	};
+	const char *topo = NULL;
 	struct vf_config c;
-	int rc;
+	int rc, ch, fabric = 0;
 
-	if (argc != 2 || argv[1][0] == '-') {
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
+		if (ch != 't')
+			return 2;
+		topo = optarg;
+	}
+	if (optind != argc - 1) {
 		fprintf(stderr,
-			"usage: vfabric check FILE\nTry 'vfabric --help'.\n");
+			"usage: vfabric check FILE [--topo NET]\nTry 'vfabric --help'.\n");
 		return 2;
 	}
-	rc = vf_cli_load_config(argv[1], &c);
+	rc = vf_cli_load_config(argv[optind], &c);
+	if (!rc && topo)
+		fabric = check_on_fabric(&c, topo);
 	printf("%s: %s: %u applications, %u device groups, %u QoS groups, %u virtual fabrics (%u enabled)",
-	       argv[1], rc ? "errors" : "ok", vf_config_own_apps(&c),
-	       vf_config_own_dgs(&c),
+	       argv[optind], rc || fabric < 0 ? "errors" : "ok",
+	       vf_config_own_apps(&c), vf_config_own_dgs(&c),
 	       c.num_qos_groups, c.num_vfs, enabled_vfs(&c));
 	if (c.em.num_vesws)
 		printf(", %u virtual Ethernet switches", c.em.num_vesws);
+	if (topo && fabric >= 0)
+		printf("; on %s: %d warnings", topo, fabric);
 	printf("\n");
 	vf_config_free(&c);
-	return rc ? 1 : 0;
+	return rc || fabric < 0 ? 1 : 0;
 }
 
 static const char *const member_word[] = {
@@ -350,6 +395,12 @@ int vf_cmd_resolve(int argc, char **argv)
 	}
 	if (assign)
 		vf_assignment_load(&a, assign, &d);
+	if (vf_warn_fabric(&c, f, po.sm_port == VF_NONE ? VF_NONE :
+			   f->ports[po.sm_port].node, &d)) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		rc = 1;
+		goto out;
+	}
 	rc = vf_plan_build(&c, f, &po, &a, &plan, &d);
 	for (unsigned i = 0; i < d.n; i++)
 		fprintf(stderr, "%s: %s\n", d.v[i].level == VF_DIAG_ERROR ?
