@@ -13,7 +13,7 @@
  *     after each, a standby with an empty cache and the file shuffled
  *     must give every VF the master's P_Key.
  * ASSIGN_SEED=n picks the seed (default: time), ASSIGN_RUNS=n how many
- * histories (default 150; `make check-assign-long` runs 5000);
+ * histories (default 150; `make check-assign-long` runs 50,000);
  * ASSIGN_NOHELD=1 hides the fabric from the standby (the histories must
  * then fail: the test can), ASSIGN_DEBUG=1 prints every VF compared.
  */
