@@ -66,6 +66,15 @@ static void put_partition(FILE *out, const struct vf_partition *part,
 		fprintf(out, "%s\n\t0x%016llx=%s", i ? "," : "",
 			(unsigned long long)f->ports[part->members[i].port].guid,
 			membership_word[part->members[i].membership]);
+	/*
+	 * OpenSM 3.3.23 reads past the end of an mgid= line, so a ';' there
+	 * makes it parse stale bytes of its line buffer as a new partition:
+	 * a parse error, and OpenSM's default policy (every port full) instead
+	 * of ours.  A partition without members (a group that selects nothing
+	 * on this fabric) ends on NONE, which OpenSM takes as no port.
+	 */
+	if (!part->num_members && (part->mgid_lines.n || !part->ipoib))
+		fprintf(out, "\n\tNONE");
 	fprintf(out, " ;\n\n");
 }
 
