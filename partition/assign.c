@@ -301,11 +301,12 @@ static unsigned assign_kind(const struct vf_config *c, struct vf_assignment *a,
 
 			if (!key || got[i] >= 0)
 				continue;
-			for (unsigned j = 0; j < c->num_vfs && got[i] < 0; j++) {
+			for (unsigned j = 0; j < c->num_vfs; j++) {
 				const char *k2 = key_of(c, j, sl, buf2,
 							sizeof(buf2));
 
-				if (k2 && !strcmp(k2, key) && got[j] >= 0)
+				if (got[i] < 0 && k2 && !strcmp(k2, key) &&
+				    got[j] >= 0)
 					got[i] = got[j];
 			}
 			if (got[i] >= 0)

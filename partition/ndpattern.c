@@ -410,40 +410,38 @@ static bool can(const struct ndtable *m, unsigned i, size_t j)
 	return m->can[i * m->stride + j];
 }
 
+/* Can tokens i.. match d[j..e), given the rows for tokens i+1.. ? */
+static bool cell(const struct vf_ndpat *p, const char *d, size_t e,
+		 const struct ndtable *m, unsigned i, size_t j)
+{
+	const struct ndtok *t = &p->tok[i];
+	bool more = j < e && is_wild(d[j]);
+
+	switch (t->kind) {
+	case NDT_LIT:
+		return j < e && d[j] == t->c && can(m, i + 1, j + 1);
+	case NDT_STAR:
+		return can(m, i + 1, j) || (more && can(m, i, j + 1));
+	case NDT_OPT:
+		return can(m, i + 1, j) || (more && can(m, i + 1, j + 1));
+	case NDT_RANGE:
+		for (size_t k = j; k < e && is_digit(d[k]); k++)
+			if (can(m, i + 1, k + 1))
+				return true;
+		return false;
+	}
+	return false;
+}
+
 /* Fill the table for the NodeDesc desc[0..e), the match ending at e. */
 static void fill(const struct vf_ndpat *p, const char *d, size_t e,
 		 struct ndtable *m)
 {
 	for (size_t j = 0; j <= e; j++)
 		m->can[p->ntok * m->stride + j] = j == e;
-	for (unsigned i = p->ntok; i-- > 0;) {
-		const struct ndtok *t = &p->tok[i];
-
-		for (size_t j = e + 1; j-- > 0;) {
-			bool ok = false;
-
-			switch (t->kind) {
-			case NDT_LIT:
-				ok = j < e && d[j] == t->c && can(m, i + 1, j + 1);
-				break;
-			case NDT_STAR:
-				ok = can(m, i + 1, j) ||
-				     (j < e && is_wild(d[j]) && can(m, i, j + 1));
-				break;
-			case NDT_OPT:
-				ok = can(m, i + 1, j) ||
-				     (j < e && is_wild(d[j]) &&
-				      can(m, i + 1, j + 1));
-				break;
-			case NDT_RANGE:
-				for (size_t k = j; !ok && k < e && is_digit(d[k]);
-				     k++)
-					ok = can(m, i + 1, k + 1);
-				break;
-			}
-			m->can[i * m->stride + j] = ok;
-		}
-	}
+	for (unsigned i = p->ntok; i-- > 0;)
+		for (size_t j = e + 1; j-- > 0;)
+			m->can[i * m->stride + j] = cell(p, d, e, m, i, j);
 }
 
 /*

@@ -157,8 +157,8 @@ static int collect_vals(struct rwork *w, const struct vf_held_pkeys *h,
 			if (taken[v])
 				continue;
 			if (index[v] < 0) {
-				grown = realloc(w->vals,
-						(w->nvals + 1) * sizeof(*grown));
+				grown = realloc(w->vals, (w->nvals + 1) *
+							 sizeof(*grown));
 				if (!grown)
 					return -ENOMEM;
 				w->vals = grown;

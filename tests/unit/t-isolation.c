@@ -83,7 +83,8 @@ static void gen(struct tgroup *g, unsigned ng, struct tvf *v, unsigned nv)
 	for (unsigned i = 0; i < ng; i++) {
 		g[i].npat = 1 + rnd(2);
 		for (unsigned k = 0; k < g[i].npat; k++) {
-			unsigned a = 1 + rnd(NHOSTS + 6), b = 1 + rnd(NHOSTS + 6);
+			unsigned a = 1 + rnd(NHOSTS + 6);
+			unsigned b = 1 + rnd(NHOSTS + 6);
 
 			g[i].pat[k].lo = a < b ? a : b;
 			g[i].pat[k].hi = a < b ? b : a;

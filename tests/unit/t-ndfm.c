@@ -331,7 +331,7 @@ static void gen_desc(const char *pat, char *d, size_t cap)
 		if (*p == '*') {
 			for (unsigned k = rnd(4); k; k--)
 				put(d, cap, rnd(2) ? '0' + (char)rnd(10) :
-						     lits[rnd(sizeof(lits) - 1)]);
+					    lits[rnd(sizeof(lits) - 1)]);
 		} else if (*p == '?') {
 			if (rnd(2))
 				put(d, cap, rnd(2) ? '0' + (char)rnd(10) : 'x');
