@@ -22,8 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	vf_config_init(c);
 	rc = vf_pconf_load(path, c, &d, &vfabric);
 	VF_FUZZ_CHECK(rc == 0, "vf_pconf_load: %d", rc);
-	if (!d.errors)
-		vf_config_validate(c, &d);
+	vf_config_validate(c, &d);
 	vf_fuzz_check_diag(&d, path);
 	if (d.errors || d.oom) {
 		vf_diag_free(&d);

@@ -318,9 +318,13 @@ static unsigned assign_kind(const struct vf_config *c, struct vf_assignment *a,
 				got[i] = v;
 			} else if (pass == 1) {
 				errors++;
+				char label[96];
+
 				vf_diag_add(d, VF_DIAG_ERROR, &c->vfs[i].at,
-					    "VirtualFabric '%s': %s",
-					    c->vfs[i].name, v == -ENOMEM ?
+					    "%s: %s",
+					    vf_config_vf_label(&c->vfs[i], label,
+							       sizeof(label)),
+					    v == -ENOMEM ?
 					    "out of memory" : sl ?
 					    "no SL left to assign (all 16 in use)" :
 					    "no P_Key left to assign");

@@ -46,6 +46,91 @@ int vf_names_add(struct vf_names *l, const char *name)
 	return 0;
 }
 
+__thread unsigned long vf_name_index_probes;
+
+/* FNV-1a */
+static unsigned name_hash(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h;
+}
+
+int vf_name_index_build(struct vf_name_index *x, const char *const *names,
+			unsigned n)
+{
+	unsigned size = 4;
+
+	while (size < 2 * n)
+		size *= 2;
+	x->names = names;
+	x->mask = size - 1;
+	x->slots = calloc(size, sizeof(*x->slots));
+	if (!x->slots)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned h = name_hash(names[i]) & x->mask;
+
+		while (x->slots[h] && strcmp(names[x->slots[h] - 1], names[i]))
+			h = (h + 1) & x->mask;
+		if (!x->slots[h])	/* a repeated name keeps the first */
+			x->slots[h] = i + 1;
+	}
+	return 0;
+}
+
+int vf_name_index_find(const struct vf_name_index *x, const char *name)
+{
+	unsigned h = name_hash(name) & x->mask;
+
+	for (; x->slots[h]; h = (h + 1) & x->mask) {
+		vf_name_index_probes++;
+		if (!strcmp(x->names[x->slots[h] - 1], name))
+			return (int)x->slots[h] - 1;
+	}
+	return -1;
+}
+
+void vf_name_index_free(struct vf_name_index *x)
+{
+	free(x->slots);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The partition name of an internal partitions.conf name: up to '#'. */
+static int user_len(const char *name)
+{
+	const char *hash = strchr(name, '#');
+
+	return hash ? (int)(hash - name) : (int)strlen(name);
+}
+
+const char *vf_config_vf_label(const struct vf_cfg_vf *v, char *buf,
+			       size_t size)
+{
+	if (v->from_partitions_conf)
+		snprintf(buf, size, "partition '%.*s'", user_len(v->name),
+			 v->name);
+	else
+		snprintf(buf, size, "VirtualFabric '%s'", v->name);
+	return buf;
+}
+
+const char *vf_config_dg_label(const struct vf_cfg_dg *g, char *buf,
+			       size_t size)
+{
+	const char *hash = strchr(g->name, '#');
+
+	if (g->synthesized && hash)
+		snprintf(buf, size, "partition '%.*s' (%s members)",
+			 user_len(g->name), g->name, hash + 1);
+	else
+		snprintf(buf, size, "DeviceGroup '%s'", g->name);
+	return buf;
+}
+
 /* Grow an array of structs by one zeroed element; NULL on ENOMEM. */
 static void *push(void **base, unsigned *n, size_t size)
 {
@@ -312,9 +397,11 @@ unsigned vf_config_own_dgs(const struct vf_config *c)
 
 int vf_config_dg_index(const struct vf_config *c, const char *name)
 {
-	for (unsigned i = 0; i < c->num_dgs; i++)
+	for (unsigned i = 0; i < c->num_dgs; i++) {
+		vf_name_index_probes++;	/* counted too: see t-vfconfig */
 		if (!strcmp(c->dgs[i].name, name))
 			return (int)i;
+	}
 	return -1;
 }
 
@@ -354,6 +441,9 @@ struct kind {
 	size_t size;
 	unsigned n;
 	size_t name_off, at_off, inc_off;	/* inc_off 0: no includes */
+	const struct vf_cfg_dg *dgs;	/* the groups, for their labels */
+	struct vf_name_index index;
+	const char **names;
 };
 
 static const char *k_name(const struct kind *k, unsigned i)
@@ -375,10 +465,39 @@ static const struct vf_names *k_inc(const struct kind *k, unsigned i)
 
 static int k_find(const struct kind *k, const char *name)
 {
-	for (unsigned i = 0; i < k->n; i++)
-		if (!strcmp(k_name(k, i), name))
-			return (int)i;
-	return -1;
+	return vf_name_index_find(&k->index, name);
+}
+
+/* Index the kind's names; false (d->oom) when out of memory. */
+static bool k_index(struct kind *k, struct vf_diag *d)
+{
+	k->names = malloc((k->n ? k->n : 1) * sizeof(*k->names));
+	if (k->names) {
+		for (unsigned i = 0; i < k->n; i++)
+			k->names[i] = k_name(k, i);
+		if (!vf_name_index_build(&k->index, k->names, k->n))
+			return true;
+	}
+	free(k->names);
+	k->names = NULL;
+	d->oom = true;
+	return false;
+}
+
+static void k_free(struct kind *k)
+{
+	vf_name_index_free(&k->index);
+	free(k->names);
+}
+
+/* "DeviceGroup 'X'", or how a partitions.conf group is shown. */
+static const char *k_label(const struct kind *k, unsigned i, char *buf,
+			   size_t size)
+{
+	if (k->dgs)
+		return vf_config_dg_label(&k->dgs[i], buf, size);
+	snprintf(buf, size, "%s '%s'", k->label, k_name(k, i));
+	return buf;
 }
 
 static void check_names(const struct kind *k, struct vf_diag *d)
@@ -413,15 +532,26 @@ static void walk_includes(const struct kind *k, unsigned i, uint8_t *state,
 	path[depth] = i;
 	for (unsigned j = 0; j < inc->n; j++) {
 		int t = k_find(k, inc->v[j]);
-		char cycle[512] = "";
+		char cycle[512] = "", label[160];
 		size_t at = 0;
 		unsigned from = 0;
 
+		if (t < 0 && k->dgs && k->dgs[i].synthesized) {
+			const char *name = k_name(k, i),
+				   *hash = strchr(name, '#');
+
+			vf_diag_add(d, VF_DIAG_ERROR, k_at(k, i),
+				    "partition '%.*s': %s member '@%s' names unknown DeviceGroup '%s'",
+				    hash ? (int)(hash - name) : (int)strlen(name),
+				    name, hash ? hash + 1 : "", inc->v[j],
+				    inc->v[j]);
+			continue;
+		}
 		if (t < 0) {
 			vf_diag_add(d, VF_DIAG_ERROR, k_at(k, i),
-				    "%s '%s': includes unknown %s '%s'",
-				    k->label, k_name(k, i), k->label,
-				    inc->v[j]);
+				    "%s: includes unknown %s '%s'",
+				    k_label(k, i, label, sizeof(label)),
+				    k->label, inc->v[j]);
 			continue;
 		}
 		if (state[t] == 2)
@@ -482,9 +612,11 @@ const struct vf_qos *vf_config_vf_qos(const struct vf_config *c,
 static void check_vf(const struct vf_config *c, const struct vf_cfg_vf *v,
 		     struct vf_diag *d)
 {
+	const struct vf_qos_group *g =
+		v->qos_group ? qos_group(c, v->qos_group) : NULL;
 	char owner[96];
 
-	snprintf(owner, sizeof(owner), "VirtualFabric '%s'", v->name);
+	vf_config_vf_label(v, owner, sizeof(owner));
 	check_dg_refs(c, &v->members, &v->at, "Member", owner, d);
 	check_dg_refs(c, &v->limited, &v->at, "LimitedMember", owner, d);
 	check_dg_refs(c, &v->both, &v->at, "member (both)", owner, d);
@@ -500,13 +632,48 @@ static void check_vf(const struct vf_config *c, const struct vf_cfg_vf *v,
 			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
 				    "%s: Application names unknown Application '%s'",
 				    owner, v->apps.v[i]);
-	if (v->qos_group && !qos_group(c, v->qos_group))
+	if (v->qos_group && !g)
 		vf_diag_add(d, VF_DIAG_ERROR, &v->at,
 			    "%s: unknown QOSGroup '%s'", owner, v->qos_group);
+	/* the FM drops a QOSGroup without <Enable>1</Enable> at parse time */
+	if (g && !g->qos.enable)
+		vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+			    "%s: QOSGroup '%s' (%s:%u) is not enabled (a QOSGroup without <Enable>1</Enable> does not exist for the FM)",
+			    owner, v->qos_group, g->at.file, g->at.line);
+	if (v->qos_group && v->pkey < 0)
+		vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+			    "%s: a VirtualFabric with a QOSGroup must give its <PKey> (as the FM)",
+			    owner);
 	if (v->qos_group && v->qos_given)
 		vf_diag_add(d, VF_DIAG_ERROR, &v->at,
 			    "%s: QOSGroup and per-VirtualFabric QoS settings exclude each other",
 			    owner);
+}
+
+/*
+ * The FM's two styles of QoS do not mix: once a configuration has an
+ * enabled QOSGroup, every enabled VF must name one ("Configuration
+ * includes QOSGroups section. Cannot also include VFs with explicit QOS
+ * parameters", fm_xml.c).  Reported once per VF, naming the group.
+ */
+static void check_qos_style(const struct vf_config *c, struct vf_diag *d)
+{
+	const struct vf_qos_group *first = NULL;
+	char owner[96];
+
+	for (unsigned i = 0; i < c->num_qos_groups && !first; i++)
+		if (c->qos_groups[i].qos.enable)
+			first = &c->qos_groups[i];
+	for (unsigned i = 0; first && i < c->num_vfs; i++) {
+		const struct vf_cfg_vf *v = &c->vfs[i];
+
+		if (!v->enable || v->qos_group)
+			continue;
+		vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+			    "%s: has no QOSGroup, but the configuration has the enabled QOSGroup '%s' (%s:%u): the FM takes either QOSGroups for every VirtualFabric or per-VirtualFabric QoS, not both",
+			    vf_config_vf_label(v, owner, sizeof(owner)),
+			    first->name, first->at.file, first->at.line);
+	}
 }
 
 /*
@@ -523,11 +690,15 @@ static void check_pkeys(const struct vf_config *c, struct vf_diag *d)
 		for (unsigned j = 0; j < i && a->enable && a->pkey >= 0; j++) {
 			const struct vf_cfg_vf *b = &c->vfs[j];
 
+			char la[96], lb[96];
+
 			if (b->enable && b->pkey == a->pkey &&
 			    b->security != a->security)
 				vf_diag_add(d, VF_DIAG_ERROR, &a->at,
-					    "VirtualFabric '%s': PKey 0x%04x collides with VirtualFabric '%s' (%s:%u), which has Security %d",
-					    a->name, a->pkey, b->name,
+					    "%s: PKey 0x%04x collides with %s (%s:%u), which has Security %d",
+					    vf_config_vf_label(a, la, sizeof(la)),
+					    a->pkey,
+					    vf_config_vf_label(b, lb, sizeof(lb)),
 					    b->at.file, b->at.line,
 					    b->security);
 		}
@@ -575,40 +746,49 @@ static bool shares_qos_with_earlier(const struct vf_config *c, unsigned i)
  */
 static void check_qos(const struct vf_config *c, struct vf_diag *d)
 {
-	const char *sl_owner[16] = { 0 };
+	const struct vf_cfg_vf *sl_owner[16] = { 0 };
 	unsigned bandwidth = 0;
 
 	for (unsigned i = 0; i < c->num_vfs; i++) {
 		const struct vf_cfg_vf *v = &c->vfs[i];
 		const struct vf_qos *q = vf_config_vf_qos(c, v);
 		int sls[2] = { q->base_sl, q->mcast_sl };
+		char owner[96], other[96];
 
 		if (!v->enable || !q->enable)
 			continue;
+		vf_config_vf_label(v, owner, sizeof(owner));
 		if (q->mcast_sl >= 0 && q->base_sl < 0)
 			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
-				    "VirtualFabric '%s': MulticastSL without BaseSL",
-				    v->name);
+				    "%s: MulticastSL without BaseSL", owner);
 		/* VFs sharing QoS share its SLs and its bandwidth */
 		if (shares_qos_with_earlier(c, i))
 			continue;
 		for (unsigned s = 0; s < 2; s++) {
+			const struct vf_cfg_vf *o;
+
 			if (sls[s] < 0 || (s == 1 && sls[1] == sls[0]))
 				continue;
-			if (sl_owner[sls[s]])
-				vf_diag_add(d, VF_DIAG_ERROR, &v->at,
-					    "VirtualFabric '%s': SL %d already in use by %s",
-					    v->name, sls[s], sl_owner[sls[s]]);
+			o = sl_owner[sls[s]];
+			if (!o) {
+				sl_owner[sls[s]] = v;
+				continue;
+			}
+			if (o->qos_group)
+				snprintf(other, sizeof(other), "QOSGroup '%s'",
+					 o->qos_group);
 			else
-				sl_owner[sls[s]] = v->qos_group ? v->qos_group :
-								  v->name;
+				vf_config_vf_label(o, other, sizeof(other));
+			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+				    "%s: SL %d already in use by %s", owner,
+				    sls[s], other);
 		}
 		if (!q->high_priority)
 			bandwidth += q->bandwidth;
 		if (bandwidth > 100) {
 			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
-				    "VirtualFabric '%s': Bandwidth of the enabled virtual fabrics adds up to %u%%, over 100%%",
-				    v->name, bandwidth);
+				    "%s: Bandwidth of the enabled virtual fabrics adds up to %u%%, over 100%%",
+				    owner, bandwidth);
 			bandwidth = 0;	/* report once per excess */
 		}
 	}
@@ -655,31 +835,44 @@ static void check_routing(const struct vf_config *c, struct vf_diag *d)
 unsigned vf_config_validate(const struct vf_config *c, struct vf_diag *d)
 {
 	unsigned before = d->errors;
-	struct kind apps = { "Application", c->apps, sizeof(*c->apps),
-			     c->num_apps, offsetof(struct vf_app, name),
-			     offsetof(struct vf_app, at),
-			     offsetof(struct vf_app, includes) };
-	struct kind dgs = { "DeviceGroup", c->dgs, sizeof(*c->dgs),
-			    c->num_dgs, offsetof(struct vf_cfg_dg, name),
-			    offsetof(struct vf_cfg_dg, at),
-			    offsetof(struct vf_cfg_dg, includes) };
-	struct kind vfs = { "VirtualFabric", c->vfs, sizeof(*c->vfs),
-			    c->num_vfs, offsetof(struct vf_cfg_vf, name),
-			    offsetof(struct vf_cfg_vf, at), 0 };
-	struct kind qgs = { "QOSGroup", c->qos_groups,
-			    sizeof(*c->qos_groups), c->num_qos_groups,
-			    offsetof(struct vf_qos_group, name),
-			    offsetof(struct vf_qos_group, at), 0 };
+	struct kind apps = {
+		.label = "Application", .base = c->apps,
+		.size = sizeof(*c->apps), .n = c->num_apps,
+		.name_off = offsetof(struct vf_app, name),
+		.at_off = offsetof(struct vf_app, at),
+		.inc_off = offsetof(struct vf_app, includes) };
+	struct kind dgs = {
+		.label = "DeviceGroup", .base = c->dgs,
+		.size = sizeof(*c->dgs), .n = c->num_dgs,
+		.name_off = offsetof(struct vf_cfg_dg, name),
+		.at_off = offsetof(struct vf_cfg_dg, at),
+		.inc_off = offsetof(struct vf_cfg_dg, includes),
+		.dgs = c->dgs };
+	struct kind vfs = {
+		.label = "VirtualFabric", .base = c->vfs,
+		.size = sizeof(*c->vfs), .n = c->num_vfs,
+		.name_off = offsetof(struct vf_cfg_vf, name),
+		.at_off = offsetof(struct vf_cfg_vf, at) };
+	struct kind qgs = {
+		.label = "QOSGroup", .base = c->qos_groups,
+		.size = sizeof(*c->qos_groups), .n = c->num_qos_groups,
+		.name_off = offsetof(struct vf_qos_group, name),
+		.at_off = offsetof(struct vf_qos_group, at) };
+	struct kind *kinds[] = { &apps, &dgs, &vfs, &qgs };
 
-	check_names(&apps, d);
-	check_names(&dgs, d);
-	check_names(&vfs, d);
-	check_names(&qgs, d);
-	check_includes(&apps, d);
-	check_includes(&dgs, d);
+	for (unsigned k = 0; k < 4; k++)
+		if (k_index(kinds[k], d))
+			check_names(kinds[k], d);
+	if (apps.index.slots)
+		check_includes(&apps, d);
+	if (dgs.index.slots)
+		check_includes(&dgs, d);
+	for (unsigned k = 0; k < 4; k++)
+		k_free(kinds[k]);
 	for (unsigned i = 0; i < c->num_vfs; i++)
 		if (c->vfs[i].enable)
 			check_vf(c, &c->vfs[i], d);
+	check_qos_style(c, d);
 	check_pkeys(c, d);
 	vf_warn_shared_pkeys(c, d);	/* partition/isolation.h */
 	check_qos(c, d);

@@ -302,4 +302,36 @@ const struct vf_qos *vf_config_vf_qos(const struct vf_config *c,
 /* Append a copy of name; 0 or -ENOMEM. */
 int vf_names_add(struct vf_names *l, const char *name);
 
+/*
+ * Names to their index in one lookup (a hash table), so that checking and
+ * resolving include chains is linear in their length, not quadratic.
+ * Where a name repeats, the first index wins.  The names are not copied.
+ */
+struct vf_name_index {
+	const char *const *names;
+	unsigned *slots;		/* index + 1, 0 empty */
+	unsigned mask;
+};
+
+/* Index n names; names[i] must stay valid while the index is used. */
+int vf_name_index_build(struct vf_name_index *x, const char *const *names,
+			unsigned n);
+int vf_name_index_find(const struct vf_name_index *x, const char *name);
+void vf_name_index_free(struct vf_name_index *x);
+/* Strings compared by vf_name_index_find() and vf_config_dg_index() in
+ * this thread (for tests that bound the work of include resolution). */
+extern __thread unsigned long vf_name_index_probes;
+
+/*
+ * How messages name an object.  partitions.conf statements become
+ * internal objects (the member groups 'NAME#full', a repeated partition
+ * 'NAME#2'): these are shown as the user wrote them, "partition 'NAME'"
+ * (and its "full members" etc.), others as "VirtualFabric 'NAME'" or
+ * "DeviceGroup 'NAME'".  Returns buf.
+ */
+const char *vf_config_vf_label(const struct vf_cfg_vf *v, char *buf,
+			       size_t size);
+const char *vf_config_dg_label(const struct vf_cfg_dg *g, char *buf,
+			       size_t size);
+
 #endif /* VF_CONFIG_H */

@@ -88,16 +88,31 @@ static bool has_port_criteria(const struct vf_cfg_dg *g)
 	return false;
 }
 
+/* What resolving every group needs at hand. */
+struct resolve {
+	const struct vf_config *c;
+	const struct vf_fabric *f;
+	uint32_t sm_node;
+	bool no_switches;
+	struct vf_dg_members *m;
+	uint8_t *done;
+	struct vf_name_index index;	/* group names: includes in O(1) */
+};
+
 /*
  * Group g's own members, then each included group's (resolved first);
- * done[] memoises, and validation has ruled out cycles (depth guards
- * anyway).
+ * done[] memoises, so each group is resolved once and each include edge
+ * costs one lookup and one union: a chain of n groups is O(n).
+ * Validation has ruled out cycles (depth guards anyway).
  */
-static void resolve_one(const struct vf_config *c, const struct vf_fabric *f,
-			uint32_t sm_node, bool no_switches,
-			struct vf_dg_members *m, unsigned g, uint8_t *done,
-			unsigned depth)
+static void resolve_one(struct resolve *r, unsigned g, unsigned depth)
 {
+	const struct vf_config *c = r->c;
+	const struct vf_fabric *f = r->f;
+	uint32_t sm_node = r->sm_node;
+	bool no_switches = r->no_switches;
+	struct vf_dg_members *m = r->m;
+	uint8_t *done = r->done;
 	const struct vf_cfg_dg *dg = &c->dgs[g];
 
 	bool by_port = has_port_criteria(dg);
@@ -123,12 +138,11 @@ static void resolve_one(const struct vf_config *c, const struct vf_fabric *f,
 		    live(f, f->aliases[i].port))
 			set_bit(m, g, f->aliases[i].port);
 	for (unsigned i = 0; i < dg->includes.n; i++) {
-		int t = vf_config_dg_index(c, dg->includes.v[i]);
+		int t = vf_name_index_find(&r->index, dg->includes.v[i]);
 
 		if (t < 0)
 			continue;
-		resolve_one(c, f, sm_node, no_switches, m, (unsigned)t, done,
-			    depth + 1);
+		resolve_one(r, (unsigned)t, depth + 1);
 		for (uint32_t w = 0; w < m->words; w++)
 			m->bits[(size_t)g * m->words + w] |=
 				m->bits[(size_t)t * m->words + w];
@@ -138,7 +152,11 @@ static void resolve_one(const struct vf_config *c, const struct vf_fabric *f,
 int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
 		  uint32_t sm_node, struct vf_dg_members *m)
 {
+	struct resolve r = { .c = c, .f = f, .sm_node = sm_node,
+			     .no_switches = f->num_switches == 0, .m = m };
+	const char **names;
 	uint8_t *done;
+	int rc = -ENOMEM;
 
 	m->num_dgs = c->num_dgs;
 	m->num_ports = f->num_ports;
@@ -146,16 +164,24 @@ int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
 	m->bits = calloc((size_t)(c->num_dgs ? c->num_dgs : 1) *
 			 (m->words ? m->words : 1), sizeof(*m->bits));
 	done = calloc(c->num_dgs ? c->num_dgs : 1, 1);
-	if (!m->bits || !done) {
-		free(done);
-		vf_dg_members_free(m);
-		return -ENOMEM;
-	}
+	names = malloc((c->num_dgs ? c->num_dgs : 1) * sizeof(*names));
+	if (!m->bits || !done || !names)
+		goto out;
 	for (unsigned g = 0; g < c->num_dgs; g++)
-		resolve_one(c, f, sm_node, f->num_switches == 0, m, g, done,
-			    0);
+		names[g] = c->dgs[g].name;
+	if (vf_name_index_build(&r.index, names, c->num_dgs))
+		goto out;
+	r.done = done;
+	for (unsigned g = 0; g < c->num_dgs; g++)
+		resolve_one(&r, g, 0);
+	rc = 0;
+out:
+	vf_name_index_free(&r.index);
+	free(names);
 	free(done);
-	return 0;
+	if (rc)
+		vf_dg_members_free(m);
+	return rc;
 }
 
 void vf_dg_members_free(struct vf_dg_members *m)

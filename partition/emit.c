@@ -39,9 +39,59 @@ static void put_name(FILE *out, const char *name)
 #define BLOCK_FLAGS ", rate=22, mtu=5"
 #define BLOCK_MGID "mgid=ff12:401b::ffff:ffff"
 
+/* The members whose indx0 flag is `indx0`, comma-separated. */
+static unsigned put_members(FILE *out, const struct vf_partition *part,
+			    const struct vf_fabric *f, bool indx0)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < part->num_members; i++)
+		if (part->members[i].indx0 == indx0)
+			fprintf(out, "%s\n\t0x%016llx=%s", n++ ? "," : "",
+				(unsigned long long)
+				f->ports[part->members[i].port].guid,
+				membership_word[part->members[i].membership]);
+	return n;
+}
+
+static unsigned count_indx0(const struct vf_partition *part)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < part->num_members; i++)
+		n += part->members[i].indx0;
+	return n;
+}
+
+/*
+ * The ports that hold this P_Key at index 0 (plan.h), in a second
+ * statement of the partition with OpenSM's indx0 flag, which applies to
+ * the ports of its own statement; a port listed again for the P_Key
+ * without it would lose it, so each port is in one statement only
+ * (tests/integration/t-indx0.py).  The statement repeats the SL, which
+ * OpenSM sets from every statement.
+ */
+static void put_indx0(FILE *out, const struct vf_partition *part,
+		      const struct vf_fabric *f)
+{
+	unsigned n = count_indx0(part);
+
+	if (!n || n == part->num_members)
+		return;
+	put_name(out, part->name);
+	fprintf(out, "=0x%04x, indx0", part->pkey);
+	if (part->sl >= 0)
+		fprintf(out, ", sl=%d", part->sl);
+	fprintf(out, " :");
+	put_members(out, part, f, true);
+	fprintf(out, " ;\n\n");
+}
+
 static void put_partition(FILE *out, const struct vf_partition *part,
 			  const struct vf_fabric *f)
 {
+	bool all0;
+
 	put_name(out, part->name);
 	fprintf(out, "=0x%04x", part->pkey);
 	if (part->ipoib)
@@ -56,26 +106,28 @@ static void put_partition(FILE *out, const struct vf_partition *part,
 		fprintf(out, ", sl=%d", part->sl);
 	if (part->raw_flags)
 		fprintf(out, "%s", part->raw_flags);
+	/* every member holds it at index 0: one statement (put_indx0) */
+	all0 = part->num_members && count_indx0(part) == part->num_members;
+	if (all0)
+		fprintf(out, ", indx0");
 	fprintf(out, " :");
 	/* an mgid= definition takes the rest of its line, in OpenSM */
 	for (unsigned i = 0; i < part->mgid_lines.n; i++)
 		fprintf(out, "\n\t%s", part->mgid_lines.v[i]);
 	if (!part->ipoib)
 		fprintf(out, "\n\t" BLOCK_MGID);
-	for (unsigned i = 0; i < part->num_members; i++)
-		fprintf(out, "%s\n\t0x%016llx=%s", i ? "," : "",
-			(unsigned long long)f->ports[part->members[i].port].guid,
-			membership_word[part->members[i].membership]);
 	/*
 	 * OpenSM 3.3.23 reads past the end of an mgid= line, so a ';' there
 	 * makes it parse stale bytes of its line buffer as a new partition:
 	 * a parse error, and OpenSM's default policy (every port full) instead
-	 * of ours.  A partition without members (a group that selects nothing
+	 * of ours.  A statement without members (a group that selects nothing
 	 * on this fabric) ends on NONE, which OpenSM takes as no port.
 	 */
-	if (!part->num_members && (part->mgid_lines.n || !part->ipoib))
+	if (!put_members(out, part, f, all0) &&
+	    (part->mgid_lines.n || !part->ipoib))
 		fprintf(out, "\n\tNONE");
 	fprintf(out, " ;\n\n");
+	put_indx0(out, part, f);
 }
 
 void vf_emit_partitions(FILE *out, const struct vf_plan *p,

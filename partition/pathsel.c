@@ -34,6 +34,36 @@ static unsigned max_u(unsigned a, unsigned b)
 	return a > b ? a : b;
 }
 
+static unsigned min_u(unsigned a, unsigned b)
+{
+	return a < b ? a : b;
+}
+
+/* One side fixed: iterate the other (see pathsel.h). */
+static void init_one_fixed(struct vf_lid_iter *it,
+			   const struct vf_lid_side *fx,
+			   const struct vf_lid_side *other)
+{
+	it->one_fixed = true;
+	it->f = (unsigned)fx->fixed;
+	it->mf = fx->count ? fx->count : 1;
+	it->nx = other->count;
+	/* the X LIDs Pairwise gives: f mod nx, then every mf-th above */
+	it->pairwise = it->nx ? (it->nx - it->f % it->nx + it->mf - 1) /
+				it->mf : 0;
+	switch (it->mode) {
+	case VF_PATHSEL_MINIMAL:
+		it->total = min_u(1, it->nx);
+		break;
+	case VF_PATHSEL_PAIRWISE:
+		it->total = it->pairwise;
+		break;
+	default:
+		it->total = it->nx;
+		break;
+	}
+}
+
 void vf_lid_iter_init(struct vf_lid_iter *it, enum vf_path_selection mode,
 		      const struct vf_lid_side *src,
 		      const struct vf_lid_side *dst)
@@ -41,14 +71,18 @@ void vf_lid_iter_init(struct vf_lid_iter *it, enum vf_path_selection mode,
 	unsigned m = width(src), n = width(dst);
 
 	*it = (struct vf_lid_iter){ .mode = mode, .s = *src, .d = *dst };
-	/* a fixed side's offset is where the other side starts */
-	if (src->fixed >= 0 && dst->fixed < 0 && mode != VF_PATHSEL_SRCDSTALL)
-		it->doff = (unsigned)src->fixed % dst->count;
-	if (dst->fixed >= 0 && src->fixed < 0 && mode != VF_PATHSEL_SRCDSTALL)
-		it->so = (unsigned)dst->fixed % src->count;
+	if (src->fixed >= 0 && dst->fixed < 0) {
+		it->src_fixed = true;
+		init_one_fixed(it, src, dst);
+		return;
+	}
+	if (dst->fixed >= 0 && src->fixed < 0) {
+		init_one_fixed(it, dst, src);
+		return;
+	}
 	switch (mode) {
 	case VF_PATHSEL_MINIMAL:
-		it->total = m < n ? m : n;
+		it->total = min_u(m, n);
 		break;
 	case VF_PATHSEL_PAIRWISE:
 		it->total = max_u(m, n);
@@ -59,21 +93,56 @@ void vf_lid_iter_init(struct vf_lid_iter *it, enum vf_path_selection mode,
 	}
 }
 
-/* The LID at offset i (of the side's own LIDs, from its start offset). */
-static unsigned lid_at(const struct vf_lid_side *x, unsigned start,
-		       unsigned i)
+/* The LID at offset i of a side (its fixed one when fixed). */
+static unsigned lid_at(const struct vf_lid_side *x, unsigned i)
 {
 	if (x->fixed >= 0)
 		return x->base + (unsigned)x->fixed;
-	return x->base + (start + i) % x->count;
+	return x->base + i % x->count;
 }
 
-/* Was (i, j) one of the first max(m,n) (Pairwise) pairs? */
+/*
+ * Is (i, j) a Pairwise pair, one the FM's OrderAll gave first?  With
+ * counts that are powers of two, those whose offsets agree in the low bits
+ * both sides have: modulo the smaller count.
+ */
 static bool pairwise_pair(unsigned m, unsigned n, unsigned i, unsigned j)
 {
-	for (unsigned k = 0; k < max_u(m, n); k++)
-		if (k % m == i && k % n == j)
+	unsigned low = min_u(m, n);
+
+	return i % low == j % low;
+}
+
+/* The other side's offset at step k when one side is fixed. */
+static bool next_one_fixed(struct vf_lid_iter *it, unsigned *x)
+{
+	unsigned k = it->k;
+
+	if (k >= it->total)
+		return false;
+	it->k++;
+	switch (it->mode) {
+	case VF_PATHSEL_MINIMAL:
+	case VF_PATHSEL_PAIRWISE:
+		*x = it->f % it->nx + k * it->mf;
+		return true;
+	case VF_PATHSEL_SRCDSTALL:
+		*x = k;
+		return true;
+	case VF_PATHSEL_ORDERALL:
+		if (k < it->pairwise) {
+			*x = it->f % it->nx + k * it->mf;
 			return true;
+		}
+		/* then the rest, ascending: those Pairwise did not give */
+		while (it->next_x < it->nx &&
+		       pairwise_pair(it->mf, it->nx, it->f, it->next_x))
+			it->next_x++;
+		if (it->next_x >= it->nx)	/* counts not powers of 2 */
+			return false;
+		*x = it->next_x++;
+		return true;
+	}
 	return false;
 }
 
@@ -82,6 +151,15 @@ bool vf_lid_iter_next(struct vf_lid_iter *it, unsigned *slid,
 {
 	unsigned m = width(&it->s), n = width(&it->d), i, j;
 
+	if (it->one_fixed) {
+		unsigned x;
+
+		if (!next_one_fixed(it, &x))
+			return false;
+		*slid = lid_at(&it->s, x);
+		*dlid = lid_at(&it->d, x);
+		return true;
+	}
 	if (it->mode != VF_PATHSEL_ORDERALL) {
 		if (it->k >= it->total)
 			return false;
@@ -93,8 +171,8 @@ bool vf_lid_iter_next(struct vf_lid_iter *it, unsigned *slid,
 			j = it->k % n;
 		}
 		it->k++;
-		*slid = lid_at(&it->s, it->so, i);
-		*dlid = lid_at(&it->d, it->doff, j);
+		*slid = lid_at(&it->s, i);
+		*dlid = lid_at(&it->d, j);
 		return true;
 	}
 	/* OrderAll: steps 0..max(m,n)-1 are Pairwise, then the rest of the
@@ -112,8 +190,8 @@ bool vf_lid_iter_next(struct vf_lid_iter *it, unsigned *slid,
 			if (pairwise_pair(m, n, i, j))
 				continue;
 		}
-		*slid = lid_at(&it->s, it->so, i);
-		*dlid = lid_at(&it->d, it->doff, j);
+		*slid = lid_at(&it->s, i);
+		*dlid = lid_at(&it->d, j);
 		return true;
 	}
 	return false;

@@ -11,15 +11,26 @@
  *              m*n
  *   SrcDstAll  every pair, source outer, destination inner: m*n
  *
- * A query that fixes one side's LID (SLID or DLID given) starts the other
- * side at the same LMC offset, so Minimal gives the one pair "across" and
- * Pairwise and OrderAll every LID of the other side from there; SrcDstAll
- * keeps its plain order.  A query fixing both gives that one pair.
+ * A query that fixes one side's LID (SLID or DLID given: the fixed side F
+ * has one LID, at offset f of its mf = 2^LMC; the other side X has nx)
+ * iterates X only, as the FM's lid_iterator_init1 (sa_utility.c):
+ *
+ *   Minimal    the one X LID across: offset f mod nx
+ *   Pairwise   the X LIDs the full Pairwise set pairs with f: offsets
+ *              f mod nx, then up in steps of mf while below nx
+ *   OrderAll   those, then every other X LID in ascending order: nx
+ *   SrcDstAll  every X LID in ascending order: nx
+ *
+ * A query fixing both gives that one pair.  Without a fixed side the
+ * order equals the FM's lid_iterator_init/next (LIDs are aligned to 2^LMC,
+ * so its low-bit tests are our offsets); t-pathsel compares both with a
+ * model of the FM's iterators for LMC 0-3 on either side.
  */
 #ifndef VF_PATHSEL_H
 #define VF_PATHSEL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum vf_path_selection {
 	VF_PATHSEL_MINIMAL,	/* the FM's default */
@@ -45,7 +56,11 @@ struct vf_lid_iter {
 	enum vf_path_selection mode;
 	struct vf_lid_side s, d;
 	unsigned k, total;	/* step, and how many steps */
-	unsigned so, doff;	/* start offsets (a fixed side's offset) */
+	/* one side fixed: its offset and LID count, the other's count */
+	bool one_fixed, src_fixed;
+	unsigned f, mf, nx;
+	unsigned pairwise;	/* how many of its steps are Pairwise ones */
+	unsigned next_x;	/* OrderAll's cursor over the other X LIDs */
 };
 
 void vf_lid_iter_init(struct vf_lid_iter *it, enum vf_path_selection mode,
@@ -54,5 +69,21 @@ void vf_lid_iter_init(struct vf_lid_iter *it, enum vf_path_selection mode,
 /* The next pair; false when done. */
 bool vf_lid_iter_next(struct vf_lid_iter *it, unsigned *slid,
 		      unsigned *dlid);
+
+/*
+ * May a VF's P_Key carry a path, given the entries the source's and the
+ * destination's tables hold for it (0: none; bit 15: full)?  Both must
+ * hold it, and one as a full member (IBA: two limited members cannot
+ * talk), unless source and destination are the same port: the FM answers
+ * a loopback path in every VF the port is a member of, limited or not
+ * (reference/opa-fm.md 2.1 step 5).
+ */
+static inline bool vf_path_entries_allow(uint16_t src_entry,
+					 uint16_t dst_entry, bool loopback)
+{
+	if (!src_entry || !dst_entry)
+		return false;
+	return loopback || ((src_entry | dst_entry) & 0x8000);
+}
 
 #endif /* VF_PATHSEL_H */

@@ -82,13 +82,37 @@ static int mcgroup_line(const struct vf_mcgroup *g, const struct vf_mgid *m,
 	return vf_names_add(out, line);
 }
 
+/*
+ * A partitions.conf port listed again for the same P_Key (stock OpenSM's
+ * per-statement rule).  Not being listed adds nothing: it never turns a
+ * limited membership into a full one.
+ */
 static uint8_t merge(uint8_t old, uint8_t add, bool both)
 {
-	if (!old || old == add)
-		return add ? add : old;
+	if (!add || old == add)
+		return old;
+	if (!old)
+		return add;
 	if (old == VF_MEMBER_BOTH || add == VF_MEMBER_BOTH)
 		return VF_MEMBER_BOTH;
 	return both ? VF_MEMBER_BOTH : VF_MEMBER_FULL;	/* full + limited */
+}
+
+/*
+ * The FM's rule for VFs sharing a P_Key (sm_compute_portPkeys in the FM's
+ * sm_partMgr.c, reference/opa-fm.md 1.9): one entry per P_Key, full when
+ * the port is full in any VF of it (a LimitedMember of a VF without
+ * Security already counts as full, add_vf), limited otherwise; a VF the
+ * port is not in changes nothing.  The one exception is SR-IOV (seed
+ * 004): a physical port with alias GUIDs, full in one VF and limited in
+ * another, holds both entries under allow_both_pkeys, so the hypervisor
+ * can map either to a virtual function's table.
+ */
+static uint8_t fm_combine(uint8_t old, uint8_t add, bool both)
+{
+	if (both && (old | add) == VF_MEMBER_BOTH)
+		return VF_MEMBER_BOTH;
+	return add > old ? add : old;
 }
 
 /* Work state: per partition, a membership byte per port slot. */
@@ -101,7 +125,43 @@ struct plan_work {
 	unsigned *first_vf;		/* [num_parts] */
 	uint32_t *ends;			/* the end ports' slots */
 	uint32_t num_ends;
+	bool *sriov;			/* [num_ends]: has alias GUIDs */
+	int *idx0;			/* [num_ends]: partition at index 0,
+					 * -1 none (set_index0) */
 };
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Per end port work state: which have SR-IOV alias GUIDs (fm_combine),
+ * and no index-0 partition yet.  0 or -ENOMEM.
+ */
+static int init_ends(struct plan_work *w)
+{
+	const struct vf_fabric *f = w->f;
+
+	w->sriov = calloc(w->num_ends ? w->num_ends : 1, sizeof(*w->sriov));
+	w->idx0 = malloc((w->num_ends ? w->num_ends : 1) * sizeof(*w->idx0));
+	if (!w->sriov || !w->idx0)
+		return -ENOMEM;
+	for (uint32_t e = 0; e < w->num_ends; e++)
+		w->idx0[e] = -1;
+	for (uint32_t a = 0; a < f->num_aliases; a++) {
+		/* ends are in slot order */
+		const uint32_t *e = bsearch(&f->aliases[a].port, w->ends,
+					    w->num_ends, sizeof(*w->ends),
+					    cmp_u32);
+
+		if (e)
+			w->sriov[e - w->ends] = true;
+	}
+	return 0;
+}
 
 /* The group numbers of a member list (-1 for a name not found). */
 static int *group_numbers(const struct plan_work *w, const struct vf_names *l)
@@ -203,11 +263,15 @@ static void flag_non_end_ports(const struct plan_work *w, struct vf_diag *d)
 				return;
 			if (bsearch(&guid, ok, n, sizeof(*ok), cmp_u64))
 				continue;
+			char label[160];
+
 			node = vf_fabric_find_guid(f, guid);
 			if (node != VF_NONE)
 				vf_diag_add(d, VF_DIAG_WARN, &dg->at,
-					    "DeviceGroup '%s': 0x%016llx is the NodeGUID of '%s', not an end port's GUID; ignored",
-					    dg->name, (unsigned long long)guid,
+					    "%s: 0x%016llx is the NodeGUID of '%s', not an end port's GUID; ignored",
+					    vf_config_dg_label(dg, label,
+							       sizeof(label)),
+					    (unsigned long long)guid,
 					    vf_node_desc(f, &f->nodes[node]));
 		}
 	}
@@ -262,8 +326,17 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 			m = VF_MEMBER_FULL;
 		else if (in_any(w, lim, v->limited.n, port))
 			m = v->security ? VF_MEMBER_LIMITED : VF_MEMBER_FULL;
-		w->mem[k][e] = merge(w->mem[k][e], m,
-					w->o->allow_both_pkeys);
+		if (v->from_partitions_conf)
+			w->mem[k][e] = merge(w->mem[k][e], m,
+					     w->o->allow_both_pkeys);
+		else
+			w->mem[k][e] = fm_combine(w->mem[k][e], m,
+						  w->o->allow_both_pkeys &&
+						  w->sriov[e]);
+		/* the FM: the first non-admin VF of the port at index 0 */
+		if (m != VF_MEMBER_NONE && w->idx0[e] < 0 && k > 0 &&
+		    !v->from_partitions_conf)
+			w->idx0[e] = k;
 	}
 	rc = both && full && lim ? 0 : -ENOMEM;
 	free(both);
@@ -272,8 +345,15 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 	return rc;
 }
 
-/* The default partition's own rules, on top of 0x7fff VFs' members. */
-static void default_rules(struct plan_work *w, const struct vf_plan *p)
+/*
+ * The default partition's own rules, on top of 0x7fff VFs' members.  When
+ * a VF of an XML file defines 0x7fff (the FM's Admin VF) its members
+ * decide, as in the FM, where there is no implicit default partition:
+ * every other end port holds 0x7fff limited (the FM's management slot),
+ * switch port 0s and the SM's port full (OpenSM manages through them).
+ */
+static void default_rules(struct plan_work *w, const struct vf_plan *p,
+			  bool own_default)
 {
 	for (uint32_t e = 0; e < w->num_ends; e++) {
 		uint32_t port = w->ends[e];
@@ -289,12 +369,16 @@ static void default_rules(struct plan_work *w, const struct vf_plan *p)
 			m = VF_MEMBER_LIMITED;
 		else if (sw)
 			m = VF_MEMBER_FULL;
-		else if (configured || w->o->disconnect_unconfigured)
+		else if (configured || own_default ||
+			 w->o->disconnect_unconfigured)
 			m = VF_MEMBER_LIMITED;
 		else
 			m = VF_MEMBER_FULL;
-		w->mem[0][e] = merge(w->mem[0][e], m,
-					w->o->allow_both_pkeys);
+		if (w->c->stock_defaults)
+			w->mem[0][e] = merge(w->mem[0][e], m,
+					     w->o->allow_both_pkeys);
+		else
+			w->mem[0][e] = fm_combine(w->mem[0][e], m, false);
 	}
 }
 
@@ -322,10 +406,60 @@ static const char *port_desc(const struct vf_fabric *f, uint32_t port)
 	return vf_node_desc(f, &f->nodes[f->ports[port].node]);
 }
 
+/* The ports a partition was dropped from: a count and the first one. */
+struct dropped {
+	unsigned ports;
+	uint32_t example;
+	unsigned cap_lo, cap_hi;
+};
+
+/*
+ * One message per partition dropped anywhere, with the number of ports
+ * and one of them: a fabric of thousands of small tables must not print
+ * thousands of lines every sweep.
+ */
+static void report_dropped(struct plan_work *w, struct vf_plan *p,
+			   const struct dropped *dr, struct vf_diag *d)
+{
+	for (unsigned k = 1; k < p->num_parts; k++) {
+		const struct vf_cfg_vf *v = &w->c->vfs[w->first_vf[k]];
+		const struct vf_port *ex = &w->f->ports[dr[k].example];
+		char label[96], caps[32];
+
+		if (!dr[k].ports)
+			continue;
+		vf_config_vf_label(v, label, sizeof(label));
+		if (dr[k].ports == 1) {
+			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+				    "%s (P_Key 0x%04x) dropped on port 0x%016llx ('%s' port %u): its P_Key table holds %u entries",
+				    label, p->parts[k].pkey,
+				    (unsigned long long)ex->guid,
+				    port_desc(w->f, dr[k].example), ex->num,
+				    dr[k].cap_lo);
+			continue;
+		}
+		if (dr[k].cap_lo == dr[k].cap_hi)
+			snprintf(caps, sizeof(caps), "%u", dr[k].cap_lo);
+		else
+			snprintf(caps, sizeof(caps), "%u to %u", dr[k].cap_lo,
+				 dr[k].cap_hi);
+		vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+			    "%s (P_Key 0x%04x) dropped on %u ports (e.g. 0x%016llx '%s' port %u): their P_Key tables hold %s entries",
+			    label, p->parts[k].pkey, dr[k].ports,
+			    (unsigned long long)ex->guid,
+			    port_desc(w->f, dr[k].example), ex->num, caps);
+	}
+}
+
 /* Drop the last VFs' partitions from ports whose table is too small. */
 static void fit_capacity(struct plan_work *w, struct vf_plan *p,
 			 struct vf_diag *d)
 {
+	struct dropped *dr = calloc(p->num_parts ? p->num_parts : 1,
+				    sizeof(*dr));
+
+	if (!dr)		/* still drop, unreported */
+		d->oom = true;
 	for (uint32_t e = 0; e < w->num_ends; e++) {
 		uint32_t port = w->ends[e];
 		unsigned cap = port_cap(w->f, port), need = 0;
@@ -336,20 +470,45 @@ static void fit_capacity(struct plan_work *w, struct vf_plan *p,
 			need += w->mem[k][e] == VF_MEMBER_BOTH ? 2 :
 				w->mem[k][e] != VF_MEMBER_NONE;
 		for (unsigned k = p->num_parts; k-- > 1 && need > cap;) {
-			const struct vf_cfg_vf *v = &w->c->vfs[w->first_vf[k]];
-
 			if (w->mem[k][e] == VF_MEMBER_NONE)
 				continue;
 			need -= w->mem[k][e] == VF_MEMBER_BOTH ? 2 : 1;
 			w->mem[k][e] = VF_MEMBER_NONE;
 			p->dropped++;
-			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
-				    "VirtualFabric '%s' (P_Key 0x%04x) dropped on port 0x%016llx ('%s' port %u): its P_Key table holds %u entries",
-				    v->name, p->parts[k].pkey,
-				    (unsigned long long)w->f->ports[port].guid,
-				    port_desc(w->f, port),
-				    w->f->ports[port].num, cap);
+			if (!dr)
+				continue;
+			if (!dr[k].ports++) {
+				dr[k].example = port;
+				dr[k].cap_lo = dr[k].cap_hi = cap;
+			}
+			dr[k].cap_lo = cap < dr[k].cap_lo ? cap : dr[k].cap_lo;
+			dr[k].cap_hi = cap > dr[k].cap_hi ? cap : dr[k].cap_hi;
 		}
+	}
+	if (dr)
+		report_dropped(w, p, dr, d);
+	free(dr);
+}
+
+/*
+ * A port whose index-0 partition fit_capacity dropped takes the kept
+ * partition whose first VF comes first (the FM drops VFs in reverse
+ * config order too, so this is its choice unless the port joined that
+ * partition through a later VF of it).
+ */
+static void set_index0(struct plan_work *w, const struct vf_plan *p)
+{
+	for (uint32_t e = 0; e < w->num_ends; e++) {
+		int k0 = w->idx0[e];
+
+		if (k0 < 0 || w->mem[k0][e] != VF_MEMBER_NONE)
+			continue;
+		w->idx0[e] = -1;
+		for (unsigned k = 1; k < p->num_parts; k++)
+			if (w->mem[k][e] != VF_MEMBER_NONE &&
+			    (w->idx0[e] < 0 ||
+			     w->first_vf[k] < w->first_vf[w->idx0[e]]))
+				w->idx0[e] = (int)k;
 	}
 }
 
@@ -371,7 +530,8 @@ static int compact(struct plan_work *w, struct vf_plan *p)
 			if (w->mem[k][e] != VF_MEMBER_NONE)
 				part->members[part->num_members++] =
 					(struct vf_part_member){
-						port, w->mem[k][e] };
+						port, w->mem[k][e],
+						w->idx0[e] == (int)k };
 		}
 	}
 	return 0;
@@ -384,6 +544,8 @@ static void work_free(struct plan_work *w, unsigned parts)
 	free(w->mem);
 	free(w->first_vf);
 	free(w->ends);
+	free(w->sriov);
+	free(w->idx0);
 	vf_dg_members_free(&w->dg);
 }
 
@@ -416,7 +578,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	for (uint32_t port = 0; port < f->num_ports; port++)
 		if (end_port(f, port))
 			w.ends[w.num_ends++] = port;
-	if (part_of(&w, p, VF_PKEY_DEFAULT, "Default", 0) < 0)
+	if (init_ends(&w) || part_of(&w, p, VF_PKEY_DEFAULT, "Default", 0) < 0)
 		goto out;
 	for (unsigned i = 0; i < c->num_vfs; i++) {
 		if (p->vf_pkey[i] && add_vf(&w, p, i))
@@ -427,9 +589,10 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	 * partitions.conf: only its Default line decides, as in OpenSM) */
 	if (!own_default && !c->stock_defaults)
 		p->parts[0].ipoib = true;
-	default_rules(&w, p);
+	default_rules(&w, p, own_default);
 	flag_non_end_ports(&w, d);
 	fit_capacity(&w, p, d);
+	set_index0(&w, p);
 	rc = compact(&w, p);
 out:
 	work_free(&w, p->num_parts);
@@ -454,6 +617,24 @@ void vf_plan_free(struct vf_plan *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* Port slot `port` among part's members (sorted by slot), or NULL. */
+static const struct vf_part_member *
+find_member(const struct vf_partition *part, uint32_t port)
+{
+	unsigned lo = 0, hi = part->num_members;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (part->members[mid].port < port)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < part->num_members && part->members[lo].port == port ?
+	       &part->members[lo] : NULL;
+}
+
 unsigned vf_plan_port_entries(const struct vf_plan *p, uint32_t port,
 			      uint16_t *out, unsigned max)
 {
@@ -461,11 +642,9 @@ unsigned vf_plan_port_entries(const struct vf_plan *p, uint32_t port,
 
 	for (unsigned k = 0; k < p->num_parts; k++) {
 		const struct vf_partition *part = &p->parts[k];
-		uint8_t m = VF_MEMBER_NONE;
+		const struct vf_part_member *mb = find_member(part, port);
+		uint8_t m = mb ? mb->membership : VF_MEMBER_NONE;
 
-		for (unsigned i = 0; i < part->num_members; i++)
-			if (part->members[i].port == port)
-				m = part->members[i].membership;
 		if ((m == VF_MEMBER_FULL || m == VF_MEMBER_BOTH) && n++ < max)
 			out[n - 1] = part->pkey | 0x8000;
 		if ((m == VF_MEMBER_LIMITED || m == VF_MEMBER_BOTH) &&
@@ -473,6 +652,30 @@ unsigned vf_plan_port_entries(const struct vf_plan *p, uint32_t port,
 			out[n - 1] = part->pkey;
 	}
 	return n;
+}
+
+uint16_t vf_plan_port_index0(const struct vf_plan *p, uint32_t port)
+{
+	uint16_t dflt = 0;
+
+	for (unsigned k = 0; k < p->num_parts; k++) {
+		const struct vf_partition *part = &p->parts[k];
+		const struct vf_part_member *m = find_member(part, port);
+		uint16_t entry;
+
+		if (!m)
+			continue;
+		entry = part->pkey |
+			(m->membership == VF_MEMBER_LIMITED ? 0 : 0x8000);
+		/* both: OpenSM adds the limited one last, and the last add
+		 * of a port with indx0 wins */
+		if (m->indx0)
+			return m->membership == VF_MEMBER_BOTH ? part->pkey :
+								 entry;
+		if (!k)
+			dflt = entry;
+	}
+	return dflt;
 }
 
 static bool holds(const uint16_t *v, unsigned n, uint16_t x)

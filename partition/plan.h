@@ -15,6 +15,12 @@
  * A port whose P_Key table cannot hold all its partitions keeps the
  * default and the VFs listed first; the others are dropped from that port
  * and reported by port and VF.
+ *
+ * Index 0 (the P_Key IPoIB's ib0 uses): as the FM, an XML file's first VF
+ * in config order that is not on 0x7fff and that the port is a member of
+ * (sm_compute_portPkeys); the emitted file says so with OpenSM's indx0
+ * flag.  Ports in no such VF, and every port of a partitions.conf (which
+ * has its own indx0 flag), keep OpenSM's rule: the default partition.
  */
 #ifndef VF_PLAN_H
 #define VF_PLAN_H
@@ -41,6 +47,7 @@ struct vf_plan_opts {
 struct vf_part_member {
 	uint32_t port;			/* port slot in the fabric */
 	uint8_t membership;		/* enum vf_membership */
+	bool indx0;			/* this P_Key at the port's index 0 */
 };
 
 struct vf_partition {
@@ -83,6 +90,14 @@ void vf_plan_free(struct vf_plan *p);
  */
 unsigned vf_plan_port_entries(const struct vf_plan *p, uint32_t port,
 			      uint16_t *out, unsigned max);
+
+/*
+ * The entry OpenSM puts at port slot `port`'s index 0 under p: its
+ * indx0 partition's P_Key, else the default partition's, with bit 15 for
+ * full members (both: the limited entry of an indx0 partition, the full
+ * one of the default, as OpenSM orders them); 0 when in no partition.
+ */
+uint16_t vf_plan_port_index0(const struct vf_plan *p, uint32_t port);
 
 /*
  * Does table (n entries, 0 = empty slot) hold exactly the entries in want

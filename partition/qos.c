@@ -5,8 +5,10 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "partition/assign.h"
 #include "partition/qos.h"
 
 #define UNITS (100 / VF_QOS_UNIT)
@@ -39,7 +41,7 @@ static struct vf_qos_class *class_of_sl(struct vf_qos_prog *q, int sl,
 }
 
 static struct vf_qos_class *new_class(struct vf_qos_prog *q, const char *name,
-				      int sl)
+				      bool pconf, int sl, struct vf_where at)
 {
 	struct vf_qos_class *k;
 
@@ -47,10 +49,13 @@ static struct vf_qos_class *new_class(struct vf_qos_prog *q, const char *name,
 		return NULL;	/* cannot happen: one class per SL */
 	k = &q->cls[q->n++];
 	memset(k, 0, sizeof(*k));
-	snprintf(k->name, sizeof(k->name), "%s", name);
+	/* a repeated partitions.conf partition is 'NAME#2' inside: NAME */
+	snprintf(k->name, sizeof(k->name), "%.*s",
+		 pconf ? (int)strcspn(name, "#") : (int)strlen(name), name);
 	k->sl = (uint8_t)sl;
 	k->mcast_sl = -1;
 	k->hoq_life = -1;
+	k->at = at;
 	return k;
 }
 
@@ -75,7 +80,8 @@ static void collect(const struct vf_config *c, const struct vf_plan *p,
 			if (!k) {
 				k = new_class(q, !s->enable ? "(no QoS)" :
 					      v->qos_group ? v->qos_group :
-					      v->name, sl);
+					      v->name, v->from_partitions_conf,
+					      sl, v->at);
 				if (!k)
 					continue;
 				k->qos = s->enable;
@@ -117,9 +123,24 @@ static bool targets(struct vf_qos_prog *q, unsigned *t, struct vf_diag *d)
 	}
 	need = (nonqos ? VF_QOS_UNIT : 0) + unset_qos;
 	if (explicit + need > 100) {
-		vf_diag_add(d, VF_DIAG_ERROR, NULL,
-			    "QoS: explicit Bandwidth adds up to %u%%; need %u%% available bandwidth for %s%u QoS groups without Bandwidth",
-			    explicit, need,
+		char who[512];
+		size_t n = 0;
+		const struct vf_where *at = NULL;
+
+		who[0] = '\0';
+		for (unsigned k = 0; k < q->n && n < sizeof(who); k++) {
+			const struct vf_qos_class *c = &q->cls[k];
+
+			if (c->high_priority || !c->bw_asked)
+				continue;
+			at = at ? at : &c->at;
+			n += (size_t)snprintf(who + n, sizeof(who) - n,
+					      "%s'%s' %u%%", n ? ", " : "",
+					      c->name, c->bw_asked);
+		}
+		vf_diag_add(d, VF_DIAG_ERROR, at,
+			    "QoS: explicit Bandwidth adds up to %u%% (%s); need %u%% available bandwidth for %s%u QoS groups without Bandwidth",
+			    explicit, who, need,
 			    nonqos ? "the virtual fabrics without QoS (5%) and " :
 				     "", unset_qos);
 		return false;
@@ -238,6 +259,26 @@ int vf_qos_build(const struct vf_config *c, const struct vf_plan *p,
 	apportion(q, t);
 	hoq_life(q, d);
 	return 0;
+}
+
+unsigned vf_qos_check(const struct vf_config *c, struct vf_diag *d)
+{
+	struct vf_assignment a = { 0 };
+	struct vf_plan p = { 0 };
+	struct vf_qos_prog q;
+	uint16_t *pkeys = calloc(c->num_vfs + 1, sizeof(*pkeys));
+	unsigned before = d->errors;
+
+	p.vf_sl = calloc(c->num_vfs + 1, sizeof(*p.vf_sl));
+	p.num_vfs = c->num_vfs;
+	if (!pkeys || !p.vf_sl)
+		d->oom = true;
+	else if (!vf_assign(c, &a, pkeys, p.vf_sl, d))
+		vf_qos_build(c, &p, &q, d);
+	free(pkeys);
+	free(p.vf_sl);
+	vf_assignment_free(&a);
+	return d->errors - before;
 }
 
 void vf_qos_port_tables(const struct vf_qos_prog *q, unsigned vls,

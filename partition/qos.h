@@ -53,6 +53,8 @@ struct vf_qos_class {
 					 * VF_QOS_UNIT; 0 when high priority */
 	int hoq_life;			/* exponent, -1 unset */
 	unsigned num_vfs;
+	struct vf_where at;		/* the QOSGroup or first VF, for
+					 * messages */
 };
 
 /* What a resolved configuration asks of the fabric's QoS tables. */
@@ -93,6 +95,15 @@ struct vf_qos_port {
  */
 int vf_qos_build(const struct vf_config *c, const struct vf_plan *p,
 		 struct vf_qos_prog *q, struct vf_diag *d);
+
+/*
+ * The plan-time QoS checks without a fabric, for the loader (so that
+ * `vfabric check` and a reload refuse what a sweep would): assign the
+ * automatic SLs and P_Keys as a plan with an empty cache would, and build
+ * the QoS programme.  Errors (P_Keys or SLs exhausted, bandwidth that
+ * cannot be given) go to d; returns their number.
+ */
+unsigned vf_qos_check(const struct vf_config *c, struct vf_diag *d);
 
 /* Does c have an enabled, non-standby VF with QoS (no fabric needed)? */
 bool vf_qos_wanted(const struct vf_config *c);

@@ -214,9 +214,18 @@ static unsigned lower(unsigned a, unsigned b)
 }
 
 /* Fold VF i into the answer of its (P_Key, SL), or start one. */
+/* A VF as messages name it; only worked out when explaining (the SA's
+ * hot path never is). */
+static const char *label_if(bool explain, const struct vf_cfg_vf *v,
+			    char *buf, size_t size)
+{
+	return explain ? vf_config_vf_label(v, buf, size) : "";
+}
+
 static int fold(const struct vf_path_policy *p, unsigned i,
 		struct vf_path_answers *a, bool explain)
 {
+	char l1[96], l2[96];
 	const struct vf_config *c = p->c;
 	const struct vf_cfg_vf *v = &c->vfs[i];
 	const struct vf_qos *q = vf_config_vf_qos(c, v);
@@ -234,8 +243,10 @@ static int fold(const struct vf_path_policy *p, unsigned i,
 		if (life > x->life_exp)
 			x->life_exp = life;
 		return say(a, explain,
-			   "VirtualFabric '%s': same P_Key and SL as '%s': folded into its answer",
-			   v->name, c->vfs[x->vf].name);
+			   "%s: same P_Key and SL as %s: folded into its answer",
+			   label_if(explain, v, l1, sizeof(l1)),
+			   label_if(explain, &c->vfs[x->vf], l2,
+				    sizeof(l2)));
 	}
 	grown = realloc(a->v, (a->n + 1) * sizeof(*grown));
 	if (!grown)
@@ -243,8 +254,9 @@ static int fold(const struct vf_path_policy *p, unsigned i,
 	a->v = grown;
 	a->v[a->n++] = (struct vf_path_answer){
 		i, p->vf_pkey[i], p->vf_sl[i], v->max_mtu, v->max_rate, life };
-	return say(a, explain, "VirtualFabric '%s': answers with P_Key 0x%04x, SL %d",
-		   v->name, p->vf_pkey[i], p->vf_sl[i]);
+	return say(a, explain, "%s: answers with P_Key 0x%04x, SL %d",
+		   label_if(explain, v, l1, sizeof(l1)), p->vf_pkey[i],
+		   p->vf_sl[i]);
 }
 
 /* Why VF i cannot answer q (NULL: it can); scratch for the text. */
@@ -280,7 +292,7 @@ int vf_path_vfs(const struct vf_path_policy *p, const struct vf_path_query *q,
 	const struct vf_config *c = p->c;
 	bool explicit_seen = false;
 	unsigned *cand = malloc((c->num_vfs + 1) * sizeof(*cand)), n = 0;
-	char buf[128];
+	char buf[128], label[96];
 	int rc = 0;
 
 	memset(a, 0, sizeof(*a));
@@ -297,15 +309,17 @@ int vf_path_vfs(const struct vf_path_policy *p, const struct vf_path_query *q,
 		if (how == 2 && q->sid_given && !explicit_seen) {
 			if (n)
 				rc = say(a, explain,
-					 "VirtualFabric '%s' lists ServiceID 0x%016llx: VFs taking it only as unmatched are set aside",
-					 v->name, (unsigned long long)q->sid);
+					 "%s lists ServiceID 0x%016llx: VFs taking it only as unmatched are set aside",
+					 label_if(explain, v, label, sizeof(label)),
+					 (unsigned long long)q->sid);
 			n = 0;
 			explicit_seen = true;
 		}
 		if (how == 0 || (explicit_seen && how == 1)) {
 			rc = rc ? rc : say(a, explain,
-				"VirtualFabric '%s': %s ServiceID 0x%016llx",
-				v->name, how ? "another VF lists" :
+				"%s: %s ServiceID 0x%016llx",
+				label_if(explain, v, label, sizeof(label)),
+				how ? "another VF lists" :
 				"its applications do not take",
 				(unsigned long long)q->sid);
 			continue;
@@ -315,8 +329,9 @@ int vf_path_vfs(const struct vf_path_policy *p, const struct vf_path_query *q,
 	for (unsigned k = 0; k < n && !rc; k++) {
 		const char *why = refuse(p, q, cand[k], buf, sizeof(buf));
 
-		rc = why ? say(a, explain, "VirtualFabric '%s': not used: %s",
-			       c->vfs[cand[k]].name, why) :
+		rc = why ? say(a, explain, "%s: not used: %s",
+			       label_if(explain, &c->vfs[cand[k]], label,
+				       sizeof(label)), why) :
 			   fold(p, cand[k], a, explain);
 	}
 	if (!rc && !a->n)

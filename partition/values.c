@@ -171,9 +171,15 @@ int vf_parse_mtu(const char *s, unsigned *out, const char **why)
 		*out = 0;
 		return 0;
 	}
+	if (!vf_parse_u64(s, 10, &v, why) && (v == 8192 || v == 10240)) {
+		/* an Omni-Path MTU: an FM file stays usable on IB */
+		*why = "an Omni-Path MTU; InfiniBand's largest, 4096, is used";
+		*out = 4096;
+		return 1;
+	}
 	if (vf_parse_u64(s, 10, &v, why) || v < 256 || v > 4096 ||
 	    (v & (v - 1))) {
-		*why = "256, 512, 1024, 2048, 4096 or Unlimited (8192 and 10240 are Omni-Path MTUs)";
+		*why = "256, 512, 1024, 2048, 4096 or Unlimited";
 		return -EINVAL;
 	}
 	*out = (unsigned)v;
@@ -190,6 +196,17 @@ static const struct {
 	{ "56", 12 }, { "60", 8 }, { "80", 9 }, { "100", 16 }, { "112", 13 },
 	{ "120", 10 }, { "168", 14 }, { "200", 17 }, { "300", 18 },
 	{ "400", 21 }, { "600", 22 },
+};
+
+/* Omni-Path rates (opafm.xml MaxRate) InfiniBand has no code for. */
+static const struct {
+	const char *gbps;
+	unsigned code;
+	const char *note;
+} opa_rates[] = {
+	{ "12.5", 3, "an Omni-Path rate; the fastest InfiniBand rate not above it, 10g, is used" },
+	{ "37.5", 4, "an Omni-Path rate; the fastest InfiniBand rate not above it, 30g, is used" },
+	{ "75", 8, "an Omni-Path rate; the fastest InfiniBand rate not above it, 60g, is used" },
 };
 
 int vf_parse_rate(const char *s, unsigned *out, const char **why)
@@ -212,6 +229,16 @@ int vf_parse_rate(const char *s, unsigned *out, const char **why)
 		if (!strcmp(t, rates[i].gbps)) {
 			*out = rates[i].code;
 			return 0;
+		}
+	/*
+	 * Omni-Path rates IB lacks: the fastest IB rate not above them, so
+	 * a VF never gets paths faster than its file allows.
+	 */
+	for (size_t i = 0; i < sizeof(opa_rates) / sizeof(opa_rates[0]); i++)
+		if (!strcmp(t, opa_rates[i].gbps)) {
+			*out = opa_rates[i].code;
+			*why = opa_rates[i].note;
+			return 1;
 		}
 	return -EINVAL;
 }

@@ -24,9 +24,16 @@ int vf_parse_mgid_rule(const char *s, enum vf_match_kind kind,
 		       struct vf_mgid_rule *out, const char **why);
 /* P_Key, 15 bits (a written full-member bit is dropped); 0x0001-0x7fff */
 int vf_parse_pkey(const char *s, int *out, const char **why);
-/* MTU in bytes (256-4096) or Unlimited (0) */
+/*
+ * MTU in bytes (256-4096) or Unlimited (0).  Returns 1 for an Omni-Path
+ * MTU (8192, 10240): *out is 4096 and *why says so, for a warning.
+ */
 int vf_parse_mtu(const char *s, unsigned *out, const char **why);
-/* rate as "40g", "100G", ... or Unlimited (0); out is the IB rate code */
+/*
+ * Rate as "40g", "100G", ... or Unlimited (0); out is the IB rate code.
+ * Returns 1 for an Omni-Path rate IB lacks (12.5g, 37.5g, 75g): *out is
+ * the fastest IB rate not above it and *why says which, for a warning.
+ */
 int vf_parse_rate(const char *s, unsigned *out, const char **why);
 /* A rate code's place among the IB rates by speed (1 slowest), 0 unknown. */
 unsigned vf_rate_rank(unsigned code);

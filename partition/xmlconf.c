@@ -97,7 +97,15 @@ static void bad_value(struct xml_load *x, const xmlNode *n,
 		    value ? value : "(too long)", why);
 }
 
+/* An Omni-Path value taken as the nearest InfiniBand one (why says which). */
+static void mapped_value(struct xml_load *x, const xmlNode *n,
+			 const char *owner, const char *value, const char *why)
+{
+	struct vf_where at = where(x, n);
 
+	vf_diag_add(x->d, VF_DIAG_WARN, &at, "%s: <%s> '%s' is %s", owner,
+		    el_name(n), value, why);
+}
 
 /* ---- <Application> --------------------------------------------------- */
 
@@ -344,7 +352,9 @@ static int vf_field(struct xml_load *x, struct vf_cfg_vf *f, const xmlNode *n,
 		rc = vf_parse_rate(v, &f->max_rate, &why);
 	else
 		unsupported(x, n, owner);
-	if (rc)
+	if (rc > 0)
+		mapped_value(x, n, owner, v, why);
+	else if (rc)
 		bad_value(x, n, owner, v, why);
 	return 0;
 }
@@ -589,7 +599,9 @@ static int load_mcgroup(struct xml_load *x, const xmlNode *mg)
 		} else {
 			unsupported(x, n, owner);
 		}
-		if (rc)
+		if (rc > 0 && (is(n, "MTU") || is(n, "Rate")))
+			mapped_value(x, n, owner, v, why);
+		else if (rc)
 			bad_value(x, n, owner, v, why);
 	}
 	if (!g->vf) {

@@ -279,12 +279,24 @@ static bool port_as_planned(struct vf_plugin *p, uint32_t slot,
 						cl_hton64(pt->guid));
 	uint16_t want[MAX_ENTRIES], have[MAX_ENTRIES];
 	unsigned nw, nh;
+	uint16_t idx0;
 	int missing, extra;
 
 	if (!port || !port->p_physp)
 		return true;	/* gone since: the next sweep plans anew */
 	nw = vf_plan_port_entries(&p->pkey_plan, slot, want, MAX_ENTRIES);
 	nh = read_table(port->p_physp, have, MAX_ENTRIES);
+	idx0 = vf_plan_port_index0(&p->pkey_plan, slot);
+	/* index 0 is IPoIB's (ib0): the planned P_Key must be there */
+	if (nh && idx0 && (have[0] & 0x7fff) != (idx0 & 0x7fff)) {
+		if ((*logged)++ < 10)
+			vf_log(VF_LOG_ERROR,
+			       "ERR VF0807: port 0x%016llx ('%s' port %u): P_Key table holds 0x%04x at index 0, planned 0x%04x",
+			       (unsigned long long)pt->guid,
+			       vf_node_desc(f, &f->nodes[pt->node]), pt->num,
+			       have[0], idx0);
+		return false;
+	}
 	if (vf_pkeys_match(want, nw < MAX_ENTRIES ? nw : MAX_ENTRIES, have,
 			   nh, &missing, &extra))
 		return true;

@@ -401,7 +401,7 @@ static void pair(struct pr_req *r, const osm_port_t *src,
 		struct vf_lid_iter it;
 		unsigned slid, dlid;
 
-		if (!se || !de || !((se | de) & 0x8000))
+		if (!vf_path_entries_allow(se, de, src == dst))
 			continue;	/* the tables do not (yet) agree */
 		vf_lid_iter_init(&it, r->pol->path_selection, &s, &d);
 		while (!r->full && made < r->numb_path &&

@@ -7,9 +7,11 @@
  *
  * vfabric resolve FILE --topo NET: what the plugin would program on that
  * fabric: every end port's P_Keys (with the index a port coming up
- * afresh gets them at: OpenSM puts the default partition at 0, then the
- * others by P_Key value), each VF's P_Key and SL, and the memberships a
- * too-small P_Key table would lose.
+ * afresh gets them at: OpenSM puts the port's indx0 partition, else the
+ * default one, at 0, then the others in the order of its partition map,
+ * keyed by the P_Key in network byte order; a full and limited pair
+ * limited first), each VF's P_Key and SL, and the memberships a too-small
+ * P_Key table would lose.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -28,24 +30,47 @@
 #include "routing/netfile.h"
 #include "sim/cfgcmd.h"
 
-int vf_cli_load_config(const char *path, struct vf_config *c)
+/*
+ * Load path into c, printing every diagnostic; *warnings counts the
+ * warnings.  0 clean, 1 errors.  A file that defines no VirtualFabric or
+ * partition (empty, blank, comment-only) is an error: it would give the
+ * fabric no policy at all, and the plugin does not apply one.
+ */
+static int load_report(const char *path, struct vf_config *c,
+		       unsigned *warnings)
 {
 	struct vf_diag d = { 0 };
 	bool vfabric;
 	int rc = vf_config_load(path, c, &d, &vfabric);
 
-	for (unsigned i = 0; i < d.n; i++)
+	*warnings = 0;
+	for (unsigned i = 0; i < d.n; i++) {
 		fprintf(stderr, "%s: %s\n",
 			d.v[i].level == VF_DIAG_ERROR ? "error" : "warning",
 			d.v[i].text);
+		*warnings += d.v[i].level == VF_DIAG_WARN;
+	}
 	if (d.oom)
 		fprintf(stderr, "error: out of memory\n");
+	if (!rc && !c->num_vfs) {
+		fprintf(stderr, "error: %s: defines no VirtualFabric or partition (an empty, blank or comment-only file gives the fabric no policy)\n",
+			path);
+		rc = 1;
+	}
 	if (!rc && !vfabric)
 		fprintf(stderr, "note: %s is a plain OpenSM partitions.conf; the plugin leaves it to OpenSM\n",
 			path);
 	vf_diag_free(&d);
 	return rc ? 1 : 0;
 }
+
+int vf_cli_load_config(const char *path, struct vf_config *c)
+{
+	unsigned warnings;
+
+	return load_report(path, c, &warnings);
+}
+
 static unsigned enabled_vfs(const struct vf_config *c)
 {
 	unsigned n = 0;
@@ -87,38 +112,55 @@ static int check_on_fabric(const struct vf_config *c, const char *topo)
 int vf_cmd_check_config(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "strict", no_argument, NULL, 's' },
 		{ "topo", required_argument, NULL, 't' },
 		{ 0 }
 	};
 	const char *topo = NULL;
 	struct vf_config c;
-	int rc, ch, fabric = 0;
+	unsigned warnings;
+	bool strict = false;
+	int rc, o, fabric = 0;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
-		if (ch != 't')
-			return 2;
-		topo = optarg;
+	while ((o = getopt_long(argc, argv, "st:", opts, NULL)) != -1) {
+		if (o == 's')
+			strict = true;
+		else if (o == 't')
+			topo = optarg;
+		else
+			goto usage;
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr,
-			"usage: vfabric check FILE [--topo NET]\nTry 'vfabric --help'.\n");
-		return 2;
-	}
-	rc = vf_cli_load_config(argv[optind], &c);
+	if (optind != argc - 1)
+		goto usage;
+	rc = load_report(argv[optind], &c, &warnings);
 	if (!rc && topo)
 		fabric = check_on_fabric(&c, topo);
+	if (fabric < 0)
+		rc = 1;
+	/* --strict: warnings are errors, as the FM's config_check -s */
+	if (strict && (warnings || fabric > 0)) {
+		fprintf(stderr, "error: %s: %u warnings, and --strict makes them errors\n",
+			argv[optind], warnings + (fabric > 0 ? fabric : 0));
+		rc = 1;
+	}
 	printf("%s: %s: %u applications, %u device groups, %u QoS groups, %u virtual fabrics (%u enabled)",
-	       argv[optind], rc || fabric < 0 ? "errors" : "ok",
-	       vf_config_own_apps(&c), vf_config_own_dgs(&c),
+	       argv[optind], rc ? "errors" : "ok", vf_config_own_apps(&c),
+	       vf_config_own_dgs(&c),
 	       c.num_qos_groups, c.num_vfs, enabled_vfs(&c));
 	if (c.em.num_vesws)
 		printf(", %u virtual Ethernet switches", c.em.num_vesws);
+	if (warnings)
+		printf(", %u warnings", warnings);
 	if (topo && fabric >= 0)
 		printf("; on %s: %d warnings", topo, fabric);
 	printf("\n");
 	vf_config_free(&c);
-	return rc || fabric < 0 ? 1 : 0;
+	return rc ? 1 : 0;
+usage:
+	fprintf(stderr,
+		"usage: vfabric check [--strict] FILE [--topo NET]\nTry 'vfabric --help'.\n");
+	return 2;
 }
 
 static const char *const member_word[] = {
@@ -143,22 +185,45 @@ static uint8_t membership(const struct vf_partition *part, uint32_t p)
 	       part->members[lo].membership : VF_MEMBER_NONE;
 }
 
-/* Partitions in the order a fresh port's table gets them. */
-static int by_pkey(const void *a, const void *b)
+/*
+ * Partitions in the order OpenSM's partition map holds them: a cl_qmap
+ * keyed by the P_Key as stored, in network byte order (so 0x0100 comes
+ * before 0x0001, and 0x7fff last).
+ */
+static unsigned map_key(uint16_t pkey)
+{
+	return (unsigned)(pkey >> 8 | (pkey & 0xff) << 8);
+}
+
+static int by_map_key(const void *a, const void *b)
 {
 	const struct vf_partition *x = *(const struct vf_partition *const *)a;
 	const struct vf_partition *y = *(const struct vf_partition *const *)b;
 
-	if ((x->pkey == VF_PKEY_DEFAULT) != (y->pkey == VF_PKEY_DEFAULT))
-		return x->pkey == VF_PKEY_DEFAULT ? -1 : 1;
-	return x->pkey - y->pkey;
+	return (int)map_key(x->pkey) - (int)map_key(y->pkey);
 }
 
-static void print_port(const struct vf_fabric *f, uint32_t p,
+static void print_entry(const struct vf_partition *part, uint8_t m,
+			unsigned index, bool json)
+{
+	if (json) {
+		printf("%s{\"pkey\": \"0x%04x\", \"index\": %u, \"membership\": \"%s\", \"partition\": ",
+		       index ? ", " : "", part->pkey, index, member_word[m]);
+		vf_json_string(stdout, part->name);
+		printf("}");
+	} else
+		printf(" %u:0x%04x(%s)", index,
+		       part->pkey | (m == VF_MEMBER_LIMITED ? 0 : 0x8000),
+		       part->name);
+}
+
+static void print_port(const struct vf_plan *plan,
+		       const struct vf_fabric *f, uint32_t p,
 		       struct vf_partition **order, unsigned n, bool json,
 		       bool *first)
 {
 	const struct vf_port *port = &f->ports[p];
+	uint16_t idx0 = vf_plan_port_index0(plan, p);
 	unsigned index = 0;
 
 	if (json) {
@@ -170,21 +235,22 @@ static void print_port(const struct vf_fabric *f, uint32_t p,
 		printf("0x%016llx %-24s %3u ", (unsigned long long)port->guid,
 		       vf_node_desc(f, &f->nodes[port->node]), port->num);
 	*first = false;
+	/* index 0 first, then the map's order */
 	for (unsigned k = 0; k < n; k++) {
 		uint8_t m = membership(order[k], p);
 
-		if (m == VF_MEMBER_NONE)
+		if ((order[k]->pkey | 0x8000) != (idx0 | 0x8000))
 			continue;
-		if (json) {
-			printf("%s{\"pkey\": \"0x%04x\", \"index\": %u, \"membership\": \"%s\", \"partition\": ",
-			       index ? ", " : "", order[k]->pkey, index,
-			       member_word[m]);
-			vf_json_string(stdout, order[k]->name);
-			printf("}");
-		} else
-			printf(" %u:0x%04x(%s)", index,
-			       order[k]->pkey | (m == VF_MEMBER_LIMITED ? 0 :
-						 0x8000), order[k]->name);
+		print_entry(order[k], m, index, json);
+		index += m == VF_MEMBER_BOTH ? 2 : 1;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		uint8_t m = membership(order[k], p);
+
+		if (m == VF_MEMBER_NONE ||
+		    (order[k]->pkey | 0x8000) == (idx0 | 0x8000))
+			continue;
+		print_entry(order[k], m, index, json);
 		index += m == VF_MEMBER_BOTH ? 2 : 1;
 	}
 	printf(json ? "]}" : "\n");
@@ -201,7 +267,7 @@ static void print_plan(const struct vf_config *c, const struct vf_plan *plan,
 		return;
 	for (unsigned k = 0; k < plan->num_parts; k++)
 		order[k] = &plan->parts[k];
-	qsort(order, plan->num_parts, sizeof(*order), by_pkey);
+	qsort(order, plan->num_parts, sizeof(*order), by_map_key);
 	printf(json ? "{\n  \"vfs\": [" : "# virtual fabric: P_Key SL\n");
 	for (unsigned i = 0, shown = 0; i < c->num_vfs; i++) {
 		if (!plan->vf_pkey[i])
@@ -219,7 +285,8 @@ static void print_plan(const struct vf_config *c, const struct vf_plan *plan,
 		      "# port GUID, NodeDesc, port: index:P_Key(partition) (full members have bit 15 set)\n");
 	for (uint32_t p = 0; p < f->num_ports; p++)
 		if (membership(&plan->parts[0], p) != VF_MEMBER_NONE)
-			print_port(f, p, order, plan->num_parts, json, &first);
+			print_port(plan, f, p, order, plan->num_parts, json,
+				   &first);
 	if (json)
 		printf("\n  ],\n  \"dropped\": %u\n}\n", plan->dropped);
 	else
@@ -462,14 +529,16 @@ static void print_answers(const struct vf_config *c,
 	for (unsigned i = 0; i < a->n; i++) {
 		const struct vf_path_answer *x = &a->v[i];
 		char mtu[16] = "the path's", rate[16] = "the path's";
+		char label[96];
 
 		if (x->mtu)
 			snprintf(mtu, sizeof(mtu), "%u", x->mtu);
 		if (x->rate)
 			snprintf(rate, sizeof(rate), "code %u", x->rate);
-		printf("answer: P_Key 0x%04x SL %d MTU %s rate %s PktLifeTime +%u (VirtualFabric '%s')\n",
+		printf("answer: P_Key 0x%04x SL %d MTU %s rate %s PktLifeTime +%u (%s)\n",
 		       x->pkey, x->sl, mtu, rate, x->life_exp,
-		       c->vfs[x->vf].name);
+		       vf_config_vf_label(&c->vfs[x->vf], label,
+					  sizeof(label)));
 	}
 }
 

@@ -3,9 +3,10 @@
 """A policy that does not fit a port's P_Key table (seed 002: feasibility
 checked against each port's partition capacity, the loss reported per
 port and VF, dropped deterministically): 70 virtual fabrics all holding
-cn0003, whose table has 64 entries in ibsim.  The default partition and
-the first 63 VFs are programmed, the last 7 are dropped from that port
-only, each drop logged with VF, P_Key and port; the tables read back
+cn0003 and cn0004, whose tables have 64 entries in ibsim.  The default
+partition and the first 63 VFs are programmed, the last 7 are dropped
+from those ports only, each VF logged once per sweep with its P_Key, the
+number of ports and one of them; the tables read back
 agree, on the host and on the switch port facing it, and a second run
 drops the same ones.  And disconnect_unconfigured=on: the hosts no VF
 names become limited members of the default partition.
@@ -69,14 +70,22 @@ def run(tap, sim, conf, label):
     own = [k for k in sim.pkeys(host["lid"]) if k & 0x7fff]
     facing = [k for k in sim.pkeys(nodes[sw_guid]["lid"], sw_port)
               if k & 0x7fff]
-    dropped = sorted(int(m, 16) for m in re.findall(
-        r"VirtualFabric 'V\d+' \(P_Key (0x[0-9a-f]+)\) dropped on port "
-        r"0x[0-9a-f]+ \('cn0003 HCA-1' port 1\): its P_Key table holds 64",
-        log))
+    # one line per VF and sweep, with the count of ports and an example
+    lines = re.findall(
+        r"VirtualFabric 'V\d+' \(P_Key (0x[0-9a-f]+)\) dropped on 2 ports "
+        r"\(e\.g\. 0x[0-9a-f]+ 'cn0003 HCA-1' port 1\): their P_Key tables "
+        r"hold 64 entries", log)
+    sweeps = len(re.findall(r"memberships dropped for P_Key table size",
+                            log))
+    dropped = sorted({int(m, 16) for m in lines})
     want_dropped = [0x100 + i for i in range(CAP - 1, VFS)]
-    tap.ok(dropped == want_dropped, f"{label}: the last {VFS - CAP + 1} VFs "
-           "are dropped from cn0003, each logged with VF, P_Key and port",
-           str([hex(d) for d in dropped]))
+    tap.ok(dropped == want_dropped and sweeps >= 1 and
+           len(lines) == len(want_dropped) * sweeps and
+           "dropped on port" not in log,
+           f"{label}: the last {VFS - CAP + 1} VFs are dropped from cn0003 "
+           "and cn0004, one line per VF and sweep with P_Key, port count and "
+           "an example port", f"{[hex(d) for d in dropped]}, "
+           f"{len(lines)} lines, {sweeps} sweeps")
     tap.ok(len(own) == CAP and {k & 0x7fff for k in own} ==
            {0x7fff} | {0x100 + i for i in range(CAP - 1)},
            f"{label}: cn0003's table holds the default partition and the "

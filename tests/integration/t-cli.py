@@ -188,6 +188,60 @@ def missing_opensm(tap):
            res.stdout)
 
 
+def check_strict_empty_bom(tap, tmp):
+    """vfabric check: empty files, --strict, a byte-order mark, and what a
+    sweep would refuse (issue 14, point 14)."""
+    for name, text in (("empty.xml", ""), ("blank.conf", " \n\t\n"),
+                       ("comments.conf", "# nothing here\n")):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as fh:
+            fh.write(text)
+        res = vftest.vfabric("check", path)
+        tap.ok(res.returncode == 1 and f"error: {path}: defines no "
+               "VirtualFabric or partition" in res.stderr,
+               f"check: {name} (defines nothing) is an error, exit 1",
+               res.stdout + res.stderr)
+    with open(os.path.join(vftest.TOP_SRCDIR, "conf",
+                           "vfabric-tenants.xml")) as fh:
+        tenants = fh.read()
+    opa = os.path.join(tmp, "opa.xml")
+    with open(opa, "w") as fh:
+        fh.write(tenants.replace("</VirtualFabric>",
+                                 "<MaxRate>37.5g</MaxRate></VirtualFabric>",
+                                 1))
+    res = vftest.vfabric("check", opa)
+    tap.ok(res.returncode == 0 and "<MaxRate> '37.5g' is an Omni-Path rate;"
+           " the fastest InfiniBand rate not above it, 30g, is used"
+           in res.stderr and "1 warnings" in res.stdout,
+           "check: an Omni-Path MaxRate is a warning naming the IB rate used",
+           res.stdout + res.stderr)
+    res = vftest.vfabric("check", "--strict", opa)
+    tap.ok(res.returncode == 1 and "--strict makes them errors" in
+           res.stderr and ": errors:" in res.stdout,
+           "check --strict: a warning fails the check, exit 1",
+           res.stdout + res.stderr)
+    res = vftest.vfabric("check", "--strict", os.path.join(
+        vftest.TOP_SRCDIR, "conf", "vfabric-tenants.xml"))
+    tap.ok(res.returncode == 0, "check --strict: a clean file passes",
+           res.stdout + res.stderr)
+    bom = os.path.join(tmp, "bom.xml")
+    with open(bom, "wb") as fh:
+        fh.write(b"\xef\xbb\xbf" + tenants.encode())
+    res = vftest.vfabric("check", bom)
+    tap.ok(res.returncode == 0 and ": ok: 9 applications" in res.stdout,
+           "check: XML with a UTF-8 byte-order mark is read as XML",
+           res.stdout + res.stderr)
+    bw = os.path.join(tmp, "bw.xml")
+    with open(bw, "w") as fh:
+        fh.write(tenants.replace("</VirtualFabric>", "<QOS>1</QOS>"
+                                 "<Bandwidth>96%</Bandwidth>"
+                                 "</VirtualFabric>", 1))
+    res = vftest.vfabric("check", bw)
+    tap.ok(res.returncode == 1 and "need 5% available bandwidth" in
+           res.stderr, "check: refuses Bandwidth that leaves no 5% for "
+           "the VFs without QoS (as a sweep would)", res.stdout + res.stderr)
+
+
 def config_commands(tap, tmp):
     """vfabric check / resolve on the shipped examples and broken files."""
     for name in ("vfabric-default.xml", "vfabric-tenants.xml"):
@@ -205,6 +259,7 @@ def config_commands(tap, tmp):
            "names unknown DeviceGroup 'Ghost'" in res.stderr,
            "check: an error names file, line and object; exit 1",
            res.stderr)
+    check_strict_empty_bom(tap, tmp)
     net = os.path.join(tmp, "ft.net")
     topogen.fattree2(leaves=2, spines=1, hosts=2).write(net)
     conf = os.path.join(tmp, "alias.conf")

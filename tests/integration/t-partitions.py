@@ -193,6 +193,7 @@ def first_run(tap, sim, conf, sm_host):
     pkeys = {"A": PK_A, "B": 0x10, "S": PK_S}
     tables = read_tables(sim)
     check_tables(tap, "initial", tables, pkeys, sm_host)
+    check_index0(tap, "initial", tables, "ABS", pkeys)
     groups = mgids(sim)
     bcast_a = f"ff12:401b:{PK_A | FULL:04x}::ffff:ffff"
     tap.ok(groups.get(bcast_a, 0) < 22 and
@@ -213,12 +214,15 @@ def first_run(tap, sim, conf, sm_host):
     blocked = {**mgids(sim, node="cn0007"), **mgids(sim, node="stor01")}
     # join as IPoIB does (vfabric-sa join): TenantA's host gets in,
     # TenantB's is refused
-    joined = join(sim, "cn0002", bcast_a, PK_A | FULL)
+    # ... of the broadcast group of the P_Key at its index 0, as ib0 does
+    idx0 = tables["cn0002"][0][0] | FULL
+    joined = join(sim, "cn0002", f"ff12:401b:{idx0:04x}::ffff:ffff", idx0)
     refused = join(sim, "cn0007", "ff12:401b:8010::ffff:ffff", 0x8010)
     tap.ok(joined.startswith("status 0x0000") and refused.startswith(
         "status ") and not refused.startswith("status 0x0000"),
-           "an IPoIB join: accepted in TenantA, refused in TenantB's "
-           "blocking group", f"A: {joined} B: {refused}")
+           "an IPoIB join of index 0's broadcast group: accepted in "
+           "TenantA, refused in TenantB's blocking group",
+           f"A: {joined} B: {refused}")
     tap.ok(blocked.get("ff12:401b:8010::ffff:ffff") == 22 and
            blocked.get(f"ff12:401b:{PK_S | FULL:04x}::ffff:ffff") == 22,
            "TenantB and Storage get IPoIB groups that block joins "
@@ -226,19 +230,49 @@ def first_run(tap, sim, conf, sm_host):
     return tables
 
 
+def index0(host, order, pkeys):
+    """The FM's index 0 (sm_compute_portPkeys): the P_Key of the first VF
+    in config order (`order`: "A", "B", "C", "S") that host is in; the
+    default partition when none."""
+    for vf in order:
+        if vf in pkeys and (host in TENANTS.get(vf, ()) or (
+                vf == "S" and (host in STORAGE or
+                               any(host in TENANTS[t] for t in "ABC")))):
+            return pkeys[vf]
+    return 0x7fff
+
+
+def check_index0(tap, label, tables, order, pkeys):
+    bad = [f"{h}: index 0 holds 0x{own[0]:04x}, want "
+           f"0x{index0(h, order, pkeys):04x}"
+           for h, (own, _) in sorted(tables.items())
+           if not own or own[0] & 0x7fff != index0(h, order, pkeys)]
+    tap.ok(not bad, f"{label}: every host holds its first VF's P_Key at "
+           "index 0 (the FM's rule; IPoIB's ib0 uses it)",
+           "\n".join(bad[:6]))
+
+
 def reconfigure(tap, sim, conf, sm_host, before):
     """Remove TenantB, add TenantC: other indexes stay put."""
     sighup(sim, conf, HEAD + VF_A + VF_C + VF_STORAGE + TAIL)
     after = read_tables(sim)
-    check_tables(tap, "B removed, C added", after,
-                 {"A": PK_A, "C": 0x20, "S": PK_S}, sm_host)
+    pkeys = {"A": PK_A, "C": 0x20, "S": PK_S}
+    check_tables(tap, "B removed, C added", after, pkeys, sm_host)
+    check_index0(tap, "B removed, C added", after, "ACS", pkeys)
+    # index 0 follows the FM's rule: on TenantB's hosts Storage takes it
+    # (their first VF now), on TenantC's hosts TenantC (listed before
+    # Storage); every other P_Key stays where it was
+    old0 = {h: index0(h, "ABS", {"A": PK_A, "B": 0x10, "S": PK_S})
+            for h in before}
     moved = [f"{h}: 0x{k:04x} index {index_of(before[h][0], k)} -> "
              f"{index_of(after[h][0], k)}"
              for h in before for k in (0x7fff, PK_A, PK_S)
              if index_of(before[h][0], k) is not None and
-             index_of(before[h][0], k) != index_of(after[h][0], k)]
+             index_of(before[h][0], k) != index_of(after[h][0], k) and
+             k not in (old0[h], index0(h, "ACS", pkeys))]
     tap.ok(not moved, "every P_Key that stayed kept its index in every "
-           "host's table", "\n".join(moved[:6]))
+           "host's table, but for the one taking or leaving index 0",
+           "\n".join(moved[:6]))
     gone = [h for h, (own, facing) in after.items()
             if index_of(own, 0x10) is not None or
             index_of(facing, 0x10) is not None]

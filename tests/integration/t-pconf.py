@@ -94,7 +94,8 @@ def break_at_runtime(tap, sim, conf, before):
     sim.osms[-1].popen.send_signal(signal.SIGHUP)
     sim.wait_subnet_up(since=since)
     log = sim.log_text(since)
-    tap.ok("includes unknown DeviceGroup 'TenantC'" in log and
+    tap.ok("partition 'tenantB': full member '@TenantC' names unknown "
+           "DeviceGroup 'TenantC'" in log and
            "keeping the last good configuration" in log,
            "broken on SIGHUP: the error is named, the last good kept")
     tap.ok(read_tables(sim) == before, "the tables did not change")

@@ -169,6 +169,15 @@ def worked_example(t, f, assign):
          f"{st} {recs}")
     st, _ = f.path("cn0002", "cn0003", "--sid", LUSTRE_SID, "--get")
     t.ok(st == "NO_RECORDS", "... and a Get for it: NO_RECORDS", st)
+    st, recs = f.path("cn0002", "cn0002", "--sid", LUSTRE_SID)
+    t.ok(st == "SUCCESS" and pk_sl(recs) == [(lustre, 5)],
+         "loopback (cn0002 to itself) with Lustre's ServiceID: Lustre, "
+         "where cn0002 is only a limited member (the FM: 'unless "
+         "src==dst'), its P_Key as cn0002 holds it", f"{st} {recs}")
+    st, recs = f.path("cn0002", "cn0003", "--pkey", hex(0x7fff))
+    t.ok(st == "SUCCESS" and recs == [],
+         "... while between two hosts limited in Admin (0x7fff): no path",
+         f"{st} {recs}")
     st, recs = f.path("cn0002", "cn0006", "--sid", PSM_SID)
     t.ok(pk_sl(recs) == [(0x8000 | compute, 1)] and
          int(recs[0]["pktlife"]) == 18,
@@ -406,24 +415,32 @@ def multicast(t, f, assign):
 # --- 4. PathSelection --------------------------------------------------
 
 def expected_pairs(mode, m, sfix, n, dfix):
-    """reference/opa-fm.md 3.5, written independently of the C iterator:
-    LMC offsets of (source, destination) in answer order."""
-    S = [sfix] if sfix is not None else list(range(m))
-    D = [dfix] if dfix is not None else list(range(n))
-    if sfix is not None and dfix is None and mode != "srcdstall":
-        D = D[sfix % n:] + D[:sfix % n]
-    if dfix is not None and sfix is None and mode != "srcdstall":
-        S = S[dfix % m:] + S[:dfix % m]
-    a, b = len(S), len(D)
-    pairwise = [(S[k % a], D[k % b]) for k in range(max(a, b))]
-    if mode == "minimal":
-        return pairwise[:min(a, b)]
-    if mode == "pairwise":
-        return pairwise
-    if mode == "srcdstall":
-        return [(s, d) for s in S for d in D]
-    return pairwise + [(s, d) for s in S for d in D if (s, d) not in
-                       pairwise]
+    """reference/opa-fm.md 3.5 and the FM's lid_iterator_init/init1
+    (sa_utility.c), written independently of the C iterator: LMC offsets
+    of (source, destination) in answer order."""
+    if sfix is not None and dfix is not None:
+        return [(sfix, dfix)]
+    if sfix is None and dfix is None:
+        pairwise = [(k % m, k % n) for k in range(max(m, n))]
+        if mode == "minimal":
+            return pairwise[:min(m, n)]
+        if mode == "pairwise":
+            return pairwise
+        if mode == "srcdstall":
+            return [(s, d) for s in range(m) for d in range(n)]
+        return pairwise + [(s, d) for s in range(m) for d in range(n)
+                           if (s, d) not in pairwise]
+    # one side given: only the other moves, from the given LID's offset
+    # (modulo its count) up by the given side's LID count (Pairwise), the
+    # rest of it ascending after (OrderAll), all of it (SrcDstAll)
+    fixed, mf, nx = (sfix, m, n) if sfix is not None else (dfix, n, m)
+    start, low = fixed % nx, min(mf, nx)
+    xs = {"minimal": [start],
+          "pairwise": list(range(start, nx, mf)),
+          "orderall": list(range(start, nx, mf)) +
+          [x for x in range(nx) if x % low != fixed % low],
+          "srcdstall": list(range(nx))}[mode]
+    return [(fixed, x) if sfix is not None else (x, fixed) for x in xs]
 
 
 def path_selection(t, f, text):

@@ -116,6 +116,7 @@ static void test_wildcards(void)
 	check("cn??", "cn1", 1);
 	check("cn??", "cn12", 1);
 	check("cn??", "cn123", 0);
+	check("cn?*?", "cn123", 1);
 	check("cn?", "cn\t", 1);	/* the FM's class holds [:space:] */
 	check("cn ", "cn\t", 0);
 	check("?", "any/thing", 1);	/* only '?'s: no start anchor */

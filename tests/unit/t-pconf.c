@@ -143,7 +143,7 @@ static const struct {
 	{ "a P_Key of 0", "p=0x8000 : ALL ;\n",
 	  "bad.conf:1: partition 'p': P_Key must be 0x0001-0xffff, not '0x8000'" },
 	{ "an unknown device group", "p=0x10 : @Nobody=full ;\n",
-	  "bad.conf:1: DeviceGroup 'p#full': includes unknown DeviceGroup 'Nobody'" },
+	  "bad.conf:1: partition 'p': full member '@Nobody' names unknown DeviceGroup 'Nobody'" },
 	{ "a bad NodeDesc pattern", "DeviceGroup G : desc=cn/1 ;\n",
 	  "bad.conf:1: DeviceGroup 'G': column 3" },
 	{ "an unknown item", "Application A : port=1 ;\n",
@@ -153,6 +153,13 @@ static const struct {
 	{ "an application cycle",
 	  "Application A : include=B ;\nApplication B : include=A ;\n",
 	  "include cycle" },
+	{ "an SL used twice: partitions named as written",
+	  "a=0x10, qos=1, basesl=2 : ALL ;\n"
+	  "b=0x20, qos=1, basesl=2, bandwidth=10% : ALL ;\n",
+	  "bad.conf:2: partition 'b': SL 2 already in use by partition 'a'" },
+	{ "Bandwidth a sweep could not give: refused when read",
+	  "a=0x10, qos=1, bandwidth=96% : ALL ;\nb=0x20 : ALL ;\n",
+	  "bad.conf:1: QoS: explicit Bandwidth adds up to 96% ('a' 96%); need 5% available bandwidth" },
 };
 
 static void test_bad(void)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "partition/emit.h"
 #include "partition/plan.h"
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
@@ -220,8 +221,10 @@ static void test_plan(struct vf_fabric *f)
 	OK(!plan(HEAD VF("T1", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member><LimitedMember>B</LimitedMember>")
 		 VF("T3", "<PKey>0x0010</PKey><Security>1</Security><LimitedMember>A</LimitedMember>") TAIL,
 		 f, &o, &p, &d), "plan with allow_both and disconnect");
-	EQ_U(member(&p, 0x10, host(f, 1)), VF_MEMBER_BOTH,
-	     "full in one VF, limited in another: both");
+	EQ_U(member(&p, 0x10, host(f, 1)), VF_MEMBER_FULL,
+	     "full in one VF, limited in another: full (the FM's rule; both only for SR-IOV alias GUIDs)");
+	EQ_U(member(&p, 0x10, host(f, 5)), VF_MEMBER_LIMITED,
+	     "limited in one VF, not in the other of its P_Key: limited");
 	EQ_U(member(&p, 0x7fff, host(f, 12)), VF_MEMBER_LIMITED,
 	     "disconnect_unconfigured: an unconfigured host limited");
 	vf_plan_free(&p);
@@ -245,10 +248,26 @@ static void test_capacity(struct vf_fabric *f)
 	EQ_U(member(&p, 0x13, host(f, 1)), VF_MEMBER_NONE,
 	     "the VF listed last is the one dropped");
 	EQ_U(member(&p, 0x12, host(f, 1)), VF_MEMBER_FULL, "V2 kept");
-	OK(d.n == 4 && strstr(d.v[0].text, "VirtualFabric 'V3' (P_Key 0x0013) dropped on port 0x0002c90300000011 ('cn0001 HCA-1' port 1): its P_Key table holds 3 entries"),
-	   "each loss reported with VF, P_Key, port and capacity");
-	if (d.n)
-		printf("#   %s\n", d.v[0].text);
+	OK(d.n == 1 && strstr(d.v[0].text, "VirtualFabric 'V3' (P_Key 0x0013) dropped on 4 ports (e.g. 0x0002c90300000011 'cn0001 HCA-1' port 1): their P_Key tables hold 3 entries"),
+	   "one line per VF: P_Key, how many ports, one of them, the capacity");
+	for (unsigned i = 0; i < d.n; i++)
+		printf("#   %s\n", d.v[i].text);
+	vf_plan_free(&p);
+	vf_diag_free(&d);
+
+	/* cn0001 holds only 2: it loses V2 too; V3's ports differ in size */
+	f->nodes[f->ports[host(f, 1)].node].partition_cap = 2;
+	OK(!plan(HEAD VF("V1", "<PKey>0x0011</PKey><Member>A</Member>")
+		 VF("V2", "<PKey>0x0012</PKey><Member>A</Member>")
+		 VF("V3", "<PKey>0x0013</PKey><Member>A</Member>") TAIL,
+		 f, &o, &p, &d), "plan again with a 2-entry table on cn0001");
+	EQ_U(p.dropped, 5, "V3 on 4 hosts, V2 on one");
+	OK(d.n == 2 &&
+	   strstr(d.v[0].text, "VirtualFabric 'V2' (P_Key 0x0012) dropped on port 0x0002c90300000011 ('cn0001 HCA-1' port 1): its P_Key table holds 2 entries") &&
+	   strstr(d.v[1].text, "VirtualFabric 'V3' (P_Key 0x0013) dropped on 4 ports (e.g. 0x0002c90300000011 'cn0001 HCA-1' port 1): their P_Key tables hold 2 to 3 entries"),
+	   "one port: the port; ports of different sizes: the range");
+	for (unsigned i = 0; i < d.n; i++)
+		printf("#   %s\n", d.v[i].text);
 	vf_plan_free(&p);
 	vf_diag_free(&d);
 	for (uint32_t n = 0; n < f->num_nodes; n++)
@@ -269,20 +288,23 @@ static void test_verify(struct vf_fabric *f)
 		 VF("T3", "<PKey>0x0010</PKey><Security>1</Security><LimitedMember>A</LimitedMember>") TAIL,
 		 f, &o, &p, &d), "plan for the table check");
 	n = vf_plan_port_entries(&p, host(f, 1), want, 8);
-	OK(n == 3 && want[0] == 0x7fff && want[1] == 0x8010 && want[2] == 0x0010,
-	   "cn0001 wants 0x7fff (limited default), 0x8010 and 0x0010 (both)");
+	OK(n == 2 && want[0] == 0x7fff && want[1] == 0x8010,
+	   "cn0001 wants 0x7fff (limited default) and 0x8010 (full in T1)");
+	n = vf_plan_port_entries(&p, host(f, 5), want, 8);
+	OK(n == 2 && want[0] == 0x7fff && want[1] == 0x0010,
+	   "cn0005 wants 0x7fff and 0x0010 (limited in T1, not in T3)");
 	{
-		const uint16_t same[] = { 0x7fff, 0, 0x0010, 0x8010, 0 };
-		const uint16_t lacks[] = { 0x7fff, 0x8010 };
-		const uint16_t extra_one[] = { 0x7fff, 0x8010, 0x0010, 0x8020 };
+		const uint16_t same[] = { 0x7fff, 0, 0x0010, 0 };
+		const uint16_t lacks[] = { 0x7fff };
+		const uint16_t full[] = { 0x7fff, 0x8010 };
 
-		OK(vf_pkeys_match(want, n, same, 5, &missing, &extra),
+		OK(vf_pkeys_match(want, n, same, 4, &missing, &extra),
 		   "order and empty slots do not matter");
-		OK(!vf_pkeys_match(want, n, lacks, 2, &missing, &extra) &&
+		OK(!vf_pkeys_match(want, n, lacks, 1, &missing, &extra) &&
 		   missing == 0x0010 && extra == -1, "a missing entry is named");
-		OK(!vf_pkeys_match(want, n, extra_one, 4, &missing, &extra) &&
-		   missing == -1 && extra == 0x8020,
-		   "an unplanned entry is named");
+		OK(!vf_pkeys_match(want, n, full, 2, &missing, &extra) &&
+		   missing == 0x0010 && extra == 0x8010,
+		   "a full entry where limited is planned is named");
 	}
 	vf_plan_free(&p);
 	vf_diag_free(&d);
@@ -383,6 +405,148 @@ static void test_mcgroups(struct vf_fabric *f)
 	vf_diag_free(&d);
 }
 
+/*
+ * Issue 14, points 1 and 2: VFs sharing a P_Key combine by the FM's rule
+ * (sm_compute_portPkeys): full only where full in some VF of the P_Key.
+ */
+static void test_fm_rules(struct vf_fabric *f)
+{
+	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct vf_diag d = { 0 };
+	struct vf_plan p;
+	const char *head = "<Config><Common><Applications>"
+		"<Application><Name>Any</Name><Select>UnmatchedServiceID</Select></Application>"
+		"<Application><Name>SA</Name><Select>SA</Select></Application>"
+		"</Applications><DeviceGroups>"
+		"<DeviceGroup><Name>A</Name><NodeDesc>cn000[1-4]*</NodeDesc></DeviceGroup>"
+		"<DeviceGroup><Name>B</Name><NodeDesc>cn000[5-8]*</NodeDesc></DeviceGroup>"
+		"<DeviceGroup><Name>S</Name><NodeDesc>cn00[09-10]*</NodeDesc></DeviceGroup>"
+		"<DeviceGroup><Name>All</Name><Select>All</Select></DeviceGroup>"
+		"<DeviceGroup><Name>Mgmt</Name><Select>AllMgmtAllowed</Select></DeviceGroup>"
+		"</DeviceGroups><VirtualFabrics>";
+	char text[4096];
+
+	snprintf(text, sizeof(text), "%s%s", head,
+		 VF("Store1", "<PKey>0x0030</PKey><Security>1</Security><Member>S</Member><LimitedMember>A</LimitedMember>")
+		 VF("Store2", "<PKey>0x0030</PKey><Security>1</Security><Member>S</Member><LimitedMember>B</LimitedMember>")
+		 TAIL);
+	OK(!plan(text, f, &o, &p, &d), "two storage VFs on one P_Key");
+	EQ_U(member(&p, 0x30, host(f, 1)), VF_MEMBER_LIMITED,
+	     "tenant A, limited in Store1 only: limited");
+	EQ_U(member(&p, 0x30, host(f, 5)), VF_MEMBER_LIMITED,
+	     "tenant B, limited in Store2 only: limited");
+	EQ_U(member(&p, 0x30, host(f, 9)), VF_MEMBER_FULL,
+	     "the storage hosts: full");
+	vf_plan_free(&p);
+
+	/* the FM's template Admin VF with a Default VF over some hosts */
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "<VirtualFabric><Name>Default</Name><Enable>1</Enable><PKey>0x0001</PKey>"
+		 "<Application>Any</Application><Member>A</Member></VirtualFabric>"
+		 "<VirtualFabric><Name>Admin</Name><Enable>1</Enable><PKey>0x7fff</PKey>"
+		 "<Security>1</Security><Application>SA</Application>"
+		 "<Member>Mgmt</Member><LimitedMember>All</LimitedMember></VirtualFabric>"
+		 TAIL);
+	OK(!plan(text, f, &o, &p, &d), "the template Admin VF, Default over A");
+	EQ_U(member(&p, 0x7fff, host(f, 12)), VF_MEMBER_LIMITED,
+	     "Admin: a host outside Default is limited (FM), not full");
+	EQ_U(member(&p, 0x7fff, host(f, 1)), VF_MEMBER_LIMITED,
+	     "Admin: a host in Default limited");
+	EQ_U(member(&p, 0x7fff, host(f, 16)), VF_MEMBER_FULL,
+	     "Admin: the SM's node (AllMgmtAllowed) full");
+	EQ_U(member(&p, 0x7fff, f->nodes[f->switches[0]].first_port),
+	     VF_MEMBER_FULL, "switch port 0 full");
+	OK(!p.parts[0].ipoib, "0x7fff: IPoIB only if the Admin VF takes it");
+	vf_plan_free(&p);
+
+	snprintf(text, sizeof(text), "%s%s", head,
+		 "<VirtualFabric><Name>Admin</Name><Enable>1</Enable><PKey>0x7fff</PKey>"
+		 "<Security>1</Security><Application>SA</Application>"
+		 "<Member>Mgmt</Member><LimitedMember>All</LimitedMember></VirtualFabric>"
+		 "<VirtualFabric><Name>Admin2</Name><Enable>1</Enable><PKey>0x7fff</PKey>"
+		 "<Security>1</Security><Application>Any</Application>"
+		 "<Member>B</Member></VirtualFabric>" TAIL);
+	OK(!plan(text, f, &o, &p, &d), "a second VF on 0x7fff");
+	EQ_U(member(&p, 0x7fff, host(f, 1)), VF_MEMBER_LIMITED,
+	     "a host in neither VF's Member list stays limited");
+	EQ_U(member(&p, 0x7fff, host(f, 5)), VF_MEMBER_FULL,
+	     "Admin2's Members full");
+	vf_plan_free(&p);
+	for (unsigned i = 0; i < d.n; i++)
+		printf("#   %s\n", d.v[i].text);
+	vf_diag_free(&d);
+}
+
+/*
+ * Issue 14, point 5: index 0 holds the port's first non-admin VF in config
+ * order (the FM's sm_compute_portPkeys), said with OpenSM's indx0 flag.
+ */
+static void test_index0(struct vf_fabric *f)
+{
+	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct vf_diag d = { 0 };
+	struct vf_plan p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	OK(!plan(HEAD VF("Store", "<PKey>0x0030</PKey><Security>1</Security><Member>B</Member><LimitedMember>A</LimitedMember>")
+		 VF("TA", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>")
+		 VF("Admin", "<PKey>0x7fff</PKey><Security>1</Security><LimitedMember>A</LimitedMember>")
+		 VF("TB", "<PKey>0x0020</PKey><Security>1</Security><Member>B</Member>")
+		 TAIL, f, &o, &p, &d), "plan VFs for index 0");
+	EQ_U(vf_plan_port_index0(&p, host(f, 1)), 0x0030,
+	     "cn0001: its first VF (Store, limited) at index 0");
+	EQ_U(vf_plan_port_index0(&p, host(f, 5)), 0x8030,
+	     "cn0005: Store (full) at index 0, not TB listed later");
+	EQ_U(vf_plan_port_index0(&p, host(f, 12)), 0x7fff,
+	     "cn0012 in no VF: the default partition (limited: Admin) at 0");
+	EQ_U(vf_plan_port_index0(&p, f->nodes[f->switches[0]].first_port),
+	     0xffff, "switch port 0: the default partition");
+	out = open_memstream(&text, &len);
+	vf_emit_partitions(out, &p, f, "test");
+	fclose(out);
+	OK(text && strstr(text, "Store=0x0030, rate=22, mtu=5, sl=0, indx0 :") &&
+	   strstr(text, "TA=0x0010, rate=22, mtu=5, sl=0 :") &&
+	   !strstr(text, "TA=0x0010, indx0"),
+	   "the emitted file: Store's statement carries indx0, TA's not");
+	vf_plan_free(&p);
+	free(text);
+	text = NULL;
+
+	/* some of a partition's members hold it at index 0: two statements */
+	OK(!plan(HEAD VF("TA", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>")
+		 VF("Store", "<PKey>0x0030</PKey><Security>1</Security><Member>B</Member><LimitedMember>A</LimitedMember>")
+		 TAIL, f, &o, &p, &d), "plan TA before Store");
+	EQ_U(vf_plan_port_index0(&p, host(f, 1)), 0x8010, "cn0001: TA");
+	EQ_U(vf_plan_port_index0(&p, host(f, 5)), 0x8030, "cn0005: Store");
+	out = open_memstream(&text, &len);
+	vf_emit_partitions(out, &p, f, "test");
+	fclose(out);
+	OK(text && strstr(text, "Store=0x0030, rate=22, mtu=5, sl=0 :\n\tmgid=ff12:401b::ffff:ffff\n\t0x0002c90300000011=limited,") &&
+	   strstr(text, "0x0002c90300000041=limited ;\n\nStore=0x0030, indx0, sl=0 :\n\t0x0002c90300000051=full,"),
+	   "Store in two statements: A's hosts without indx0, B's with it");
+	if (text && !strstr(text, "Store=0x0030, indx0"))
+		printf("# %s\n", text);
+	vf_plan_free(&p);
+	free(text);
+
+	/* cn0005's first VF (TB) is on a partition the 2-entry table drops:
+	 * index 0 goes to the partition it keeps */
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		f->nodes[n].partition_cap = f->nodes[n].enforce_cap = 2;
+	OK(!plan(HEAD VF("TA", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>")
+		 VF("TB", "<PKey>0x0020</PKey><Security>1</Security><Member>B</Member>")
+		 VF("TA2", "<PKey>0x0010</PKey><Security>1</Security><Member>B</Member>")
+		 TAIL, f, &o, &p, &d), "plan on 2-entry tables");
+	EQ_U(vf_plan_port_index0(&p, host(f, 5)), 0x8010,
+	     "TB dropped on cn0005: index 0 is the kept 0x0010");
+	vf_plan_free(&p);
+	for (uint32_t n = 0; n < f->num_nodes; n++)
+		f->nodes[n].partition_cap = f->nodes[n].enforce_cap = 0;
+	vf_diag_free(&d);
+}
+
 int main(void)
 {
 	struct vf_fabric *f;
@@ -399,6 +563,8 @@ int main(void)
 		test_verify(f);
 		test_aliases(f);
 		test_mcgroups(f);
+		test_fm_rules(f);
+		test_index0(f);
 		test_non_end_port(f);
 		vf_fabric_destroy(f);
 	}

@@ -308,15 +308,20 @@ static void test_shared_and_mcast(void)
 
 	OK(!build(HEAD "</VirtualFabrics><QOSGroups><QOSGroup><Name>Fast</Name>"
 		  "<Enable>1</Enable><BaseSL>3</BaseSL><MulticastSL>4</MulticastSL>"
-		  "<Bandwidth>50%</Bandwidth></QOSGroup></QOSGroups><VirtualFabrics>"
-		  VF("T1", "<QOSGroup>Fast</QOSGroup>")
-		  VF("T2", "<QOSGroup>Fast</QOSGroup>")
-		  VF("Default", "") TAIL, &q, &d), "QOSGroup config builds");
+		  "<Bandwidth>50%</Bandwidth></QOSGroup>"
+		  "<QOSGroup><Name>Rest</Name><Enable>1</Enable></QOSGroup>"
+		  "</QOSGroups><VirtualFabrics>"
+		  VF("T1", "<PKey>0x10</PKey><QOSGroup>Fast</QOSGroup>")
+		  VF("T2", "<PKey>0x20</PKey><QOSGroup>Fast</QOSGroup>")
+		  VF("Default", "<PKey>0x30</PKey><QOSGroup>Rest</QOSGroup>")
+		  TAIL, &q, &d), "QOSGroup config builds");
 	EQ_U(q.n, 2, "two VFs of one QOSGroup are one class");
-	OK(!strcmp(q.cls[1].name, "Fast") && q.cls[1].num_vfs == 2,
+	OK(!strcmp(q.cls[0].name, "Fast") && q.cls[0].num_vfs == 2,
 	   "the class is named after its QOSGroup");
+	EQ_U(q.cls[0].bandwidth + q.cls[1].bandwidth, 100,
+	     "Fast 50% and Rest the remaining 50%");
 	vf_qos_port_tables(&q, 8, 8, 8, &t);
-	EQ_S(sl2vl_str(&t), "3:1 4:1", "BaseSL and MulticastSL on one VL");
+	EQ_S(sl2vl_str(&t), "0:1", "Rest's SL0 on VL1, Fast's SL3 and 4 on VL0");
 	vf_diag_free(&d);
 }
 

@@ -91,6 +91,8 @@ static struct vf_path_answers ask(struct world *w, unsigned src, unsigned dst,
 	uint8_t *rows;
 
 	memset(&a, 0, sizeof(a));
+	if (src == dst)		/* a loopback: one port, one row */
+		q.dst = 0;
 	if (vf_vf_members_build(&w->c, &w->m, slots, 2, &rows))
 		return a;
 	p.member = rows;
@@ -127,6 +129,13 @@ int main(void)
 	a = ask(&w, 9, 10, 1, -1, -1);
 	OK(a.n == 0, "between two limited members: no path, and no fallback "
 	   "to Default (the ServiceID is listed elsewhere)");
+	vf_path_answers_free(&a);
+
+	a = ask(&w, 9, 9, 1, -1, -1);
+	OK(a.n == 1 && a.v[0].vf == 1,
+	   "loopback of a limited member (cn0009 to itself, Lustre's "
+	   "ServiceID): StorA answers, as the FM (2.1 step 5: unless "
+	   "src==dst)");
 	vf_path_answers_free(&a);
 
 	a = ask(&w, 9, 10, -1, -1, -1);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "partition/dgresolve.h"
+#include "partition/load.h"
 #include "partition/routegroups.h"
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
@@ -45,16 +46,18 @@ static void write_tmp(char *path, size_t size, const char *text)
 	fclose(f);
 }
 
-/* Load text as a config file (and validate it when it parsed clean). */
+/*
+ * Load text as a config file the way the plugin and `vfabric check` do
+ * (vf_config_load: parse, validate, the plan-time QoS checks).
+ */
 static void load_text(const char *text, struct vf_config *c,
 		      struct vf_diag *d, char *path, size_t size)
 {
+	bool vfabric;
+
 	write_tmp(path, size, text);
-	vf_config_init(c);
 	*d = (struct vf_diag){ 0 };
-	vf_xml_load(path, c, d);
-	if (!d->errors)
-		vf_config_validate(c, d);
+	vf_config_load(path, c, d, &vfabric);
 }
 
 static const struct vf_app *app(const struct vf_config *c, const char *n)
@@ -192,9 +195,9 @@ static const struct {
 	{ "P_Key 0x8000 (no partition bits)",
 	  HEAD "<VirtualFabrics>\n" VF("V", "<PKey>0x8000</PKey>")
 	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V': <PKey> '0x8000'", NULL },
-	{ "an Omni-Path MTU",
-	  HEAD "<VirtualFabrics>\n" VF("V", "<MaxMTU>8192</MaxMTU>")
-	  "</VirtualFabrics>" TAIL, "<MaxMTU> '8192' is not", "Omni-Path" },
+	{ "an MTU that is neither IB nor Omni-Path",
+	  HEAD "<VirtualFabrics>\n" VF("V", "<MaxMTU>3000</MaxMTU>")
+	  "</VirtualFabrics>" TAIL, "<MaxMTU> '3000' is not", "4096" },
 	{ "Bandwidth 0%",
 	  HEAD "<VirtualFabrics>\n" VF("V", "<Bandwidth>0%</Bandwidth>")
 	  "</VirtualFabrics>" TAIL, "<Bandwidth> '0%'", NULL },
@@ -239,7 +242,7 @@ static const struct {
 	  "</DeviceGroups><VirtualFabrics>\n"
 	  VF("V1", "<QOS>1</QOS><BaseSL>3</BaseSL><Member>G</Member><Application>A</Application>")
 	  VF("V2", "<QOS>1</QOS><BaseSL>3</BaseSL><Bandwidth>10%</Bandwidth><Member>G</Member><Application>A</Application>")
-	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': SL 3 already in use by V1",
+	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': SL 3 already in use by VirtualFabric 'V1'",
 	  NULL },
 	{ "bandwidth over 100%",
 	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
@@ -248,6 +251,48 @@ static const struct {
 	  VF("V1", "<QOS>1</QOS><Bandwidth>60%</Bandwidth><Member>G</Member><Application>A</Application>")
 	  VF("V2", "<QOS>1</QOS><Bandwidth>50%</Bandwidth><Member>G</Member><Application>A</Application>")
 	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': Bandwidth", "110%" },
+	{ "Bandwidth leaving no 5% for the VFs without QoS",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><VirtualFabrics>\n"
+	  VF("V1", "<QOS>1</QOS><Bandwidth>96%</Bandwidth><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL, ":6: QoS: explicit Bandwidth adds up to 96% ('V1' 96%)",
+	  "need 5% available bandwidth" },
+	{ "Bandwidth leaving no 1% for a QoS VF without Bandwidth",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><VirtualFabrics>\n"
+	  VF("V1", "<QOS>1</QOS><Bandwidth>100%</Bandwidth><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<QOS>1</QOS><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL, "need 1% available bandwidth", NULL },
+	{ "a VF naming a disabled QOSGroup",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><QOSGroups><QOSGroup><Name>Q</Name><BaseSL>2</BaseSL>"
+	  "</QOSGroup></QOSGroups><VirtualFabrics>\n"
+	  VF("V1", "<PKey>0x10</PKey><QOSGroup>Q</QOSGroup><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL,
+	  ":6: VirtualFabric 'V1': QOSGroup 'Q'", ":5) is not enabled" },
+	{ "a QOSGroup VF without PKey",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><QOSGroups><QOSGroup><Name>Q</Name><Enable>1</Enable>"
+	  "</QOSGroup></QOSGroups><VirtualFabrics>\n"
+	  VF("V1", "<QOSGroup>Q</QOSGroup><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL,
+	  ":6: VirtualFabric 'V1': a VirtualFabric with a QOSGroup must give its <PKey>",
+	  NULL },
+	{ "QOSGroups mixed with per-VF QoS",
+	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+	  "</DeviceGroups><QOSGroups><QOSGroup><Name>Q</Name><Enable>1</Enable>"
+	  "</QOSGroup></QOSGroups><VirtualFabrics>\n"
+	  VF("V1", "<PKey>0x10</PKey><QOSGroup>Q</QOSGroup><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<QOS>1</QOS><Member>G</Member><Application>A</Application>")
+	  "</VirtualFabrics>" TAIL,
+	  ":7: VirtualFabric 'V2': has no QOSGroup, but the configuration has the enabled QOSGroup 'Q'",
+	  NULL },
 	{ "CoreSwitches naming an unknown group",
 	  HEAD "<Sm><FatTreeTopology><CoreSwitches>Top</CoreSwitches>"
 	  "</FatTreeTopology></Sm>" TAIL,
@@ -287,6 +332,190 @@ static void test_bad(void)
 		vf_diag_free(&d);
 		vf_config_free(&c);
 	}
+}
+
+/*
+ * A value error does not hide the rule errors of other objects: one pass
+ * reports all of them.
+ */
+static void test_all_in_one_pass(void)
+{
+	struct vf_config c;
+	struct vf_diag d;
+	char path[64];
+
+	load_text(HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+		  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+		  "</DeviceGroups><VirtualFabrics>\n"
+		  VF("V1", "<BaseSL>16</BaseSL><Member>G</Member><Application>A</Application>")
+		  VF("V2", "<Member>Nope</Member><Application>A</Application>")
+		  VF("V3", "<QOS>1</QOS><Bandwidth>96%</Bandwidth><Member>G</Member><Application>A</Application>")
+		  "</VirtualFabrics>" TAIL, &c, &d, path, sizeof(path));
+	OK(said(&d, "VirtualFabric 'V1': <BaseSL> '16'", NULL),
+	   "one pass: the value error");
+	OK(said(&d, "VirtualFabric 'V2': Member names unknown DeviceGroup 'Nope'",
+		NULL), "one pass: and the rule error of another VF");
+	OK(said(&d, "need 5% available bandwidth", NULL),
+	   "one pass: and the bandwidth a sweep would refuse");
+	EQ_U(d.errors, 3, "three errors, each once");
+	if (d.errors != 3)
+		dump(&d);
+	unlink(path);
+	vf_diag_free(&d);
+	vf_config_free(&c);
+}
+
+/*
+ * Seeded generator: files of 3-8 VFs, some given one value error (BaseSL
+ * 16, MaxMTU 3000, PKey 0x8000, Bandwidth 0%) and others one rule error
+ * (an unknown Member group or Application).  One load must report every
+ * one of them, each naming its VF and the VF's line, and nothing else.
+ * VF_VALIDATION_ROUNDS sets the number of files (default 200).
+ */
+static void test_one_pass_generated(void)
+{
+	static const char *const value_err[][2] = {
+		{ "<QOS>1</QOS><BaseSL>16</BaseSL>", "<BaseSL> '16'" },
+		{ "<MaxMTU>3000</MaxMTU>", "<MaxMTU> '3000'" },
+		{ "<PKey>0x8000</PKey>", "<PKey> '0x8000'" },
+		{ "<QOS>1</QOS><Bandwidth>0%</Bandwidth>", "<Bandwidth> '0%'" },
+	};
+	static const char *const rule_err[][2] = {
+		{ "<Member>Ghost</Member>", "Member names unknown DeviceGroup 'Ghost'" },
+		{ "<Application>Nope</Application>",
+		  "Application names unknown Application 'Nope'" },
+	};
+	const char *env = getenv("VF_VALIDATION_ROUNDS");
+	unsigned rounds = env ? (unsigned)atoi(env) : 200, good = 0;
+	unsigned seed = 14, injected_total = 0;
+
+	for (unsigned r = 0; r < rounds; r++) {
+		char *text = malloc(16384), path[64], want[16][128];
+		unsigned vfs, n = 0, len, injected = 0, found = 0;
+		struct vf_config c;
+		struct vf_diag d;
+
+		seed = seed * 1103515245 + 12345;
+		vfs = 3 + (seed >> 16) % 6;
+		len = (unsigned)sprintf(text, HEAD "<Applications>"
+			APP("A", "<ServiceID>1</ServiceID>") "</Applications>"
+			"<DeviceGroups>" DG("G", "<Select>All</Select>")
+			"</DeviceGroups><VirtualFabrics>\n");
+		for (unsigned v = 0; v < vfs; v++) {
+			unsigned pick, line = 6 + v;	/* one VF per line */
+			const char *extra = "";
+
+			seed = seed * 1103515245 + 12345;
+			pick = (seed >> 16) % 10;
+			if (pick < 4) {
+				extra = value_err[pick][0];
+				snprintf(want[n++], sizeof(want[0]),
+					 ":%u: VirtualFabric 'V%u': %s", line, v,
+					 value_err[pick][1]);
+			} else if (pick < 6) {
+				extra = rule_err[pick - 4][0];
+				snprintf(want[n++], sizeof(want[0]),
+					 ":%u: VirtualFabric 'V%u': %s", line, v,
+					 rule_err[pick - 4][1]);
+			}
+			len += (unsigned)snprintf(text + len, 16384 - len,
+				"<VirtualFabric><Name>V%u</Name><Enable>1</Enable>"
+				"<Member>G</Member><Application>A</Application>%s"
+				"</VirtualFabric>\n", v, extra);
+		}
+		snprintf(text + len, 16384 - len, "</VirtualFabrics>" TAIL);
+		load_text(text, &c, &d, path, sizeof(path));
+		injected = n;
+		for (unsigned i = 0; i < n; i++)
+			found += said(&d, want[i], NULL);
+		if (found == injected && d.errors == injected)
+			good++;
+		else if (r - good < 3) {	/* the first three failures */
+			printf("# round %u: %u of %u found, %u errors\n", r,
+			       found, injected, d.errors);
+			dump(&d);
+		}
+		injected_total += injected;
+		unlink(path);
+		vf_diag_free(&d);
+		vf_config_free(&c);
+		free(text);
+	}
+	printf("# %u files, %u injected errors\n", rounds, injected_total);
+	EQ_U(good, rounds, "generated files: every injected value and rule "
+	     "error reported in one pass, each with its VF and line, and no "
+	     "other error");
+}
+
+/*
+ * Omni-Path-only MTUs and rates: the nearest InfiniBand value not above
+ * them, with a warning naming it; the file stays usable.
+ */
+static void test_opa_values(void)
+{
+	static const struct {
+		const char *el, *value;
+		unsigned mtu, rate;
+		const char *says;
+	} cases[] = {
+		{ "MaxMTU", "8192", 4096, 0, "4096, is used" },
+		{ "MaxMTU", "10240", 4096, 0, "4096, is used" },
+		{ "MaxRate", "12.5g", 0, 3, "10g, is used" },
+		{ "MaxRate", "37.5g", 0, 4, "30g, is used" },
+		{ "MaxRate", "75G", 0, 8, "60g, is used" },
+		{ "MaxRate", "75", 0, 8, "60g, is used" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct vf_config c;
+		struct vf_diag d;
+		char path[64], text[1024], what[160];
+		bool ok;
+
+		snprintf(text, sizeof(text),
+			 HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
+			 "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
+			 "</DeviceGroups><VirtualFabrics>\n"
+			 VF("V", "<%s>%s</%s><Member>G</Member><Application>A</Application>")
+			 "</VirtualFabrics>" TAIL, cases[i].el, cases[i].value,
+			 cases[i].el);
+		load_text(text, &c, &d, path, sizeof(path));
+		ok = !d.errors && d.n == 1 && d.v[0].level == VF_DIAG_WARN &&
+		     said(&d, ":6: VirtualFabric 'V': <", cases[i].says) &&
+		     c.num_vfs == 1 && c.vfs[0].max_mtu == cases[i].mtu &&
+		     c.vfs[0].max_rate == cases[i].rate;
+		snprintf(what, sizeof(what),
+			 "<%s>%s</%s>: taken as %s with a warning",
+			 cases[i].el, cases[i].value, cases[i].el,
+			 cases[i].says);
+		if (!OK(ok, what))
+			dump(&d);
+		unlink(path);
+		vf_diag_free(&d);
+		vf_config_free(&c);
+	}
+}
+
+/* An XML file with a UTF-8 byte-order mark is still XML. */
+static void test_bom(void)
+{
+	struct vf_config c;
+	struct vf_diag d;
+	char path[64];
+
+	load_text("\xef\xbb\xbf" HEAD "<Applications>"
+		  APP("A", "<ServiceID>1</ServiceID>") "</Applications>"
+		  "<DeviceGroups>" DG("G", "<Select>All</Select>")
+		  "</DeviceGroups><VirtualFabrics>\n"
+		  VF("V", "<Member>G</Member><Application>A</Application>")
+		  "</VirtualFabrics>" TAIL, &c, &d, path, sizeof(path));
+	OK(!d.errors && c.num_vfs == 1 && !strcmp(c.vfs[0].name, "V"),
+	   "an XML file with a byte-order mark is read as XML");
+	if (d.errors)
+		dump(&d);
+	unlink(path);
+	vf_diag_free(&d);
+	vf_config_free(&c);
 }
 
 /* Deep nesting and a huge value end in an error, not a crash or a hang. */
@@ -376,11 +605,87 @@ static void test_resolve(void)
 	vf_fabric_destroy(f);
 }
 
+/*
+ * A chain of n IncludeGroups (G0 includes G1 ... G(n-1), which selects
+ * cn0001), written last to first.  Returns the name lookups (string
+ * comparisons) validation and resolution took; *ok when G0 resolved to
+ * cn0001's port and nothing else.
+ */
+static unsigned long include_chain(const struct vf_fabric *f, unsigned n,
+				   bool *ok)
+{
+	struct vf_config c;
+	struct vf_diag d = { 0 };
+	struct vf_dg_members m = { 0 };
+	struct vf_where at = { "chain.xml", 1 };
+	unsigned long before;
+	char name[32];
+	uint32_t cn1 = vf_fabric_find_name(f, "cn0001"), members = 0;
+	int g0;
+
+	vf_config_init(&c);
+	for (unsigned i = n; i-- > 0;) {
+		struct vf_cfg_dg *g;
+
+		snprintf(name, sizeof(name), "G%u", i);
+		g = vf_config_new_dg(&c, name, at);
+		if (i + 1 < n) {
+			snprintf(name, sizeof(name), "G%u", i + 1);
+			vf_names_add(&g->includes, name);
+		} else {
+			vf_guids_add(&g->node_guids, f->nodes[cn1].guid);
+		}
+	}
+	vf_config_add_builtins(&c);
+	before = vf_name_index_probes;
+	vf_config_validate(&c, &d);
+	*ok = !d.errors && !vf_dg_resolve(&c, f, VF_NONE, &m);
+	before = vf_name_index_probes - before;
+	g0 = vf_config_dg_index(&c, "G0");
+	for (uint32_t p = 0; *ok && p < f->num_ports; p++)
+		if (vf_dg_has(&m, (unsigned)g0, p)) {
+			members++;
+			*ok &= f->ports[p].node == cn1;
+		}
+	*ok &= members == 1;
+	vf_dg_members_free(&m);
+	vf_diag_free(&d);
+	vf_config_free(&c);
+	return before;
+}
+
+/*
+ * IncludeGroup chains cost linear work: each name is looked up in a hash
+ * table, not by scanning every group (which was quadratic in the chain's
+ * length).  Bounded by work (comparisons), not by time.
+ */
+static void test_include_chain(void)
+{
+	struct vf_fabric *f = golden_fabric("ft2-4x4.net");
+	unsigned long w1, w4;
+	bool ok1, ok4;
+
+	if (!OK(f, "load the 4x4 tree for the include chains"))
+		return;
+	w1 = include_chain(f, 1000, &ok1);
+	w4 = include_chain(f, 4000, &ok4);
+	OK(ok1 && ok4, "chains of 1000 and 4000 groups: G0 holds what the last one selects");
+	OK(w1 <= 4 * 1000 * 3, "1000 groups: at most 4 comparisons per name and include, in validation and resolution");
+	printf("# name comparisons: %lu for 1000 groups, %lu for 4000\n", w1, w4);
+	OK(w4 <= 5 * w1, "4 times the chain, at most 5 times the work (linear; quadratic would be 16)");
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	test_sample();
 	test_bad();
+	test_all_in_one_pass();
+	test_one_pass_generated();
+	test_opa_values();
+	test_bom();
 	test_hostile();
 	test_resolve();
+	test_include_chain();
 	return tap_done();
 }
