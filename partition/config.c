@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "partition/config.h"
+#include "partition/isolation.h"
 #include "partition/ndpattern.h"
 
 void vf_config_init(struct vf_config *c)
@@ -888,6 +889,7 @@ unsigned vf_config_validate(const struct vf_config *c, struct vf_diag *d)
 			check_vf(c, &c->vfs[i], d);
 	check_qos_style(c, d);
 	check_pkeys(c, d);
+	vf_warn_shared_pkeys(c, d);	/* partition/isolation.h */
 	check_qos(c, d);
 	check_routing(c, d);
 	check_mcgroups(c, d);
