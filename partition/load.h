@@ -14,8 +14,8 @@
 
 /*
  * Load path into c (initialised here) and validate it.  *vfabric is false
- * for a partitions.conf that uses nothing beyond stock OpenSM (then it is
- * best left to OpenSM itself).  Returns 0 when c is usable (d may hold
+ * for a partitions.conf that uses nothing beyond stock OpenSM (read with
+ * stock OpenSM's exact meaning).  Returns 0 when c is usable (d may hold
  * warnings), 1 when d holds errors, -errno when path cannot be read.
  */
 int vf_config_load(const char *path, struct vf_config *c, struct vf_diag *d,

@@ -2,8 +2,9 @@
 /*
  * Where the vFabric configuration comes from: the file named by config=
  * in event_plugin_options (either syntax), else OpenSM's own
- * partition_config_file when it uses vFabric statements (a plain stock
- * partitions.conf is left to OpenSM, untouched).  It is read at start and
+ * partition_config_file, stock or with vFabric statements (a stock file
+ * with stock OpenSM's exact meaning, partition/pconfstock.h).  It is read
+ * at start and
  * again whenever it changes (checked on every heavy sweep and routing),
  * validated as a whole, and swapped in only without errors: a bad file
  * later keeps the last good configuration; a bad file at start leaves
