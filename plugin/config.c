@@ -6,11 +6,10 @@
  * with stock OpenSM's exact meaning, partition/pconfstock.h).  It is read
  * at start and again whenever it changes (checked on every heavy sweep
  * and routing), validated as a whole, and swapped in only without
- * errors: a bad file
- * later keeps the last good configuration; a bad file at start leaves
- * none (config= XML: OpenSM as stock; partitions.conf: OpenSM's default
- * policy, see partitions.c).  Every error is logged with file, line and
- * object.
+ * errors: a bad file later keeps the last good configuration; a bad file
+ * at start leaves none (config= XML: OpenSM as stock; partitions.conf:
+ * OpenSM's default policy, see partitions.c).  Every error is logged with
+ * file, line and object.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
