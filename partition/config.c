@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "partition/config.h"
+#include "partition/fmmgmt.h"
 #include "partition/ndpattern.h"
 
 void vf_config_init(struct vf_config *c)
@@ -679,7 +680,8 @@ static void check_qos_style(const struct vf_config *c, struct vf_diag *d)
  * Two enabled VFs with the same explicit P_Key must agree on Security:
  * one P_Key cannot both isolate limited members and not.  (The FM only
  * warns and means to upgrade the insecure one, which in practice does not
- * happen: reference/opa-fm.md 1.5.  A clear error is safer.)
+ * happen: reference/opa-fm.md 1.5.  A clear error is safer.)  When one of
+ * them is Standby, nothing is programmed with both: a warning, as the FM.
  */
 static void check_pkeys(const struct vf_config *c, struct vf_diag *d)
 {
@@ -691,15 +693,20 @@ static void check_pkeys(const struct vf_config *c, struct vf_diag *d)
 
 			char la[96], lb[96];
 
+			bool standby = a->standby || b->standby;
+
 			if (b->enable && b->pkey == a->pkey &&
 			    b->security != a->security)
-				vf_diag_add(d, VF_DIAG_ERROR, &a->at,
-					    "%s: PKey 0x%04x collides with %s (%s:%u), which has Security %d",
+				vf_diag_add(d, standby ? VF_DIAG_WARN :
+						       VF_DIAG_ERROR, &a->at,
+					    "%s: PKey 0x%04x collides with %s (%s:%u), which has Security %d%s",
 					    vf_config_vf_label(a, la, sizeof(la)),
 					    a->pkey,
 					    vf_config_vf_label(b, lb, sizeof(lb)),
 					    b->at.file, b->at.line,
-					    b->security);
+					    b->security, standby ?
+					    " (one of them is Standby: the FM warns; an error once both are active)" :
+					    "");
 		}
 	}
 }
@@ -740,13 +747,11 @@ static bool shares_qos_with_earlier(const struct vf_config *c, unsigned i)
 
 /*
  * Explicit SLs are unique across QoS settings (a BaseSL or MulticastSL
- * used twice would mix two VFs' traffic), and explicit bandwidth shares of
- * the enabled, non-high-priority ones sum to at most 100%.
+ * used twice would mix two VFs' traffic).
  */
 static void check_qos(const struct vf_config *c, struct vf_diag *d)
 {
 	const struct vf_cfg_vf *sl_owner[16] = { 0 };
-	unsigned bandwidth = 0;
 
 	for (unsigned i = 0; i < c->num_vfs; i++) {
 		const struct vf_cfg_vf *v = &c->vfs[i];
@@ -782,14 +787,59 @@ static void check_qos(const struct vf_config *c, struct vf_diag *d)
 				    "%s: SL %d already in use by %s", owner,
 				    sls[s], other);
 		}
-		if (!q->high_priority)
-			bandwidth += q->bandwidth;
-		if (bandwidth > 100) {
-			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
-				    "%s: Bandwidth of the enabled virtual fabrics adds up to %u%%, over 100%%",
-				    owner, bandwidth);
-			bandwidth = 0;	/* report once per excess */
+	}
+}
+
+/*
+ * The FM's parse-time warnings of QoS settings it ignores (fm_xml.c
+ * validateQosSettings and the VF parser): settings of a VF whose QoS is
+ * off, and a Bandwidth next to HighPriority.  Warnings, as in the FM, so
+ * that --strict refuses what its config_check -s refuses.  The sums of
+ * Bandwidth are checked once, by vf_qos_check() (partition/qos.c), which
+ * leaves out Standby VFs as the FM does.
+ */
+static void check_ignored_qos(const struct vf_config *c, struct vf_diag *d)
+{
+	for (unsigned i = 0; i < c->num_vfs; i++) {
+		const struct vf_cfg_vf *v = &c->vfs[i];
+		const struct vf_qos *q = &v->qos;
+		char owner[96];
+
+		if (!v->enable || v->from_partitions_conf || v->qos_group)
+			continue;
+		vf_config_vf_label(v, owner, sizeof(owner));
+		if (!q->enable) {
+			const struct {
+				bool set;
+				const char *el;
+			} ign[] = {
+				{ q->bandwidth > 0, "Bandwidth" },
+				{ q->base_sl >= 0, "BaseSL" },
+				{ q->mcast_sl >= 0, "MulticastSL" },
+				{ q->high_priority, "HighPriority" },
+				{ q->pkt_lifetime_mult > 0, "PktLifeTimeMult" },
+				{ q->hoq_life >= 0, "HoqLife" },
+			};
+
+			for (size_t k = 0; k < sizeof(ign) / sizeof(ign[0]); k++)
+				if (ign[k].set)
+					vf_diag_add(d, VF_DIAG_WARN, &v->at,
+						    "%s: <%s> without <QOS>1</QOS> is ignored (the FM: \"QOS disabled, ignoring %s setting\")",
+						    owner, ign[k].el, ign[k].el);
+			continue;
 		}
+		if (q->high_priority && q->bandwidth)
+			vf_diag_add(d, VF_DIAG_WARN, &v->at,
+				    "%s: <Bandwidth> %u%% is ignored with <HighPriority>1</HighPriority> (the FM: \"QOS High Priority, ignoring Bandwidth setting\")",
+				    owner, q->bandwidth);
+	}
+	for (unsigned i = 0; i < c->num_qos_groups; i++) {
+		const struct vf_qos_group *g = &c->qos_groups[i];
+
+		if (g->qos.enable && g->qos.high_priority && g->qos.bandwidth)
+			vf_diag_add(d, VF_DIAG_WARN, &g->at,
+				    "QOSGroup '%s': <Bandwidth> %u%% is ignored with <HighPriority>1</HighPriority> (the FM: \"QOS High Priority, ignoring Bandwidth setting\")",
+				    g->name, g->qos.bandwidth);
 	}
 }
 
@@ -874,6 +924,8 @@ unsigned vf_config_validate(const struct vf_config *c, struct vf_diag *d)
 	check_qos_style(c, d);
 	check_pkeys(c, d);
 	check_qos(c, d);
+	check_ignored_qos(c, d);
+	vf_config_check_mgmt(c, d);
 	check_routing(c, d);
 	check_mcgroups(c, d);
 	vf_em_validate(c, d);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "partition/dgresolve.h"
+#include "partition/fmmgmt.h"
 #include "partition/plan.h"
 #include "partition/query.h"
 
@@ -583,6 +584,12 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 			goto out;
 		own_default |= p->vf_pkey[i] == VF_PKEY_DEFAULT;
 	}
+	/*
+	 * An XML file that writes an Admin VF (0x7fff) keeps its meaning when
+	 * that VF is disabled or Standby: unconfigured hosts stay limited
+	 * members, never silently full (fail closed; fmmgmt.c warns).
+	 */
+	own_default |= vf_config_declares_admin(c, NULL);
 	/* as stock OpenSM's default partition, unless a VF defines it (a
 	 * partitions.conf: only its Default line decides, as in OpenSM) */
 	if (!own_default && !c->stock_defaults)

@@ -228,7 +228,7 @@ def check_strict_empty_bom(tap, tmp):
     with open(bom, "wb") as fh:
         fh.write(b"\xef\xbb\xbf" + tenants.encode())
     res = vftest.vfabric("check", bom)
-    tap.ok(res.returncode == 0 and ": ok: 9 applications" in res.stdout,
+    tap.ok(res.returncode == 0 and ": ok: 10 applications" in res.stdout,
            "check: XML with a UTF-8 byte-order mark is read as XML",
            res.stdout + res.stderr)
     bw = os.path.join(tmp, "bw.xml")

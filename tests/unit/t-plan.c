@@ -478,6 +478,48 @@ static void test_fm_rules(struct vf_fabric *f)
 }
 
 /*
+ * The audit's F2: the FM's template Admin VF written but not active
+ * (Standby, Enable 0) must not turn the hosts no VF names into full
+ * members of 0x7fff: the file has an Admin VF, its LimitedMember holds.
+ * A file with no VF on 0x7fff keeps stock OpenSM's default (full).
+ */
+static void test_inactive_admin(struct vf_fabric *f)
+{
+	static const char *const how[] = {
+		"<Enable>1</Enable><Standby>1</Standby>", "<Enable>0</Enable>",
+	};
+	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct vf_diag d = { 0 };
+	struct vf_plan p;
+	char text[4096];
+
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(text, sizeof(text), "%s%s%s%s%s", HEAD,
+			 VF("T1", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>"),
+			 "<VirtualFabric><Name>Admin</Name>", how[i],
+			 "<PKey>0x7fff</PKey><Security>1</Security>"
+			 "<Application>Any</Application><Member>A</Member>"
+			 "<LimitedMember>B</LimitedMember></VirtualFabric>" TAIL);
+		OK(!plan(text, f, &o, &p, &d), how[i]);
+		EQ_U(member(&p, 0x7fff, host(f, 12)), VF_MEMBER_LIMITED,
+		     "inactive Admin VF: a host no VF names stays limited in 0x7fff");
+		EQ_U(member(&p, 0x7fff, host(f, 1)), VF_MEMBER_LIMITED,
+		     "inactive Admin VF: its Members are not full either");
+		EQ_U(member(&p, 0x7fff, host(f, 16)), VF_MEMBER_FULL,
+		     "the SM's port full");
+		EQ_U(member(&p, 0x7fff, f->nodes[f->switches[0]].first_port),
+		     VF_MEMBER_FULL, "switch port 0 full");
+		vf_plan_free(&p);
+	}
+	OK(!plan(HEAD VF("T1", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>")
+		 TAIL, f, &o, &p, &d), "no VF on 0x7fff at all");
+	EQ_U(member(&p, 0x7fff, host(f, 12)), VF_MEMBER_FULL,
+	     "no Admin VF written: stock OpenSM's default, an unconfigured host full");
+	vf_plan_free(&p);
+	vf_diag_free(&d);
+}
+
+/*
  * Issue 14, point 5: index 0 holds the port's first non-admin VF in config
  * order (the FM's sm_compute_portPkeys), said with OpenSM's indx0 flag.
  */
@@ -564,6 +606,7 @@ int main(void)
 		test_aliases(f);
 		test_mcgroups(f);
 		test_fm_rules(f);
+		test_inactive_admin(f);
 		test_index0(f);
 		test_non_end_port(f);
 		vf_fabric_destroy(f);
