@@ -6,6 +6,7 @@
 
 #include "partition/config.h"
 #include "partition/fmmgmt.h"
+#include "partition/mcfit.h"
 #include "partition/ndpattern.h"
 
 void vf_config_init(struct vf_config *c)
@@ -843,21 +844,65 @@ static void check_ignored_qos(const struct vf_config *c, struct vf_diag *d)
 	}
 }
 
+/* The same MGID earlier in group i or in an earlier group of its VF. */
+static const struct vf_mcgroup *dup_mgid(const struct vf_config *c,
+					 unsigned i, unsigned m)
+{
+	const struct vf_mcgroup *g = &c->mcgroups[i];
+	const struct vf_mgid *x = &g->mgids[m];
+
+	for (unsigned j = 0; j <= i; j++) {
+		const struct vf_mcgroup *o = &c->mcgroups[j];
+		unsigned end = j == i ? m : o->num_mgids;
+
+		if (strcmp(o->vf, g->vf))
+			continue;
+		for (unsigned k = 0; k < end; k++)
+			if (o->mgids[k].hi == x->hi && o->mgids[k].lo == x->lo)
+				return o;
+	}
+	return NULL;
+}
+
+/*
+ * Each group names an existing VF and MGIDs; an MGID twice in one VF is
+ * an error (the FM refuses the file); a group the FM would disable at SM
+ * start (mcfit.c) is a warning and is not created (plan.c).  What depends
+ * on an automatic P_Key or SL is judged at plan time.
+ */
 static void check_mcgroups(const struct vf_config *c, struct vf_diag *d)
 {
 	for (unsigned i = 0; i < c->num_mcgroups; i++) {
 		const struct vf_mcgroup *g = &c->mcgroups[i];
-		bool found = false;
+		const struct vf_cfg_vf *v = NULL;
+		char why[256];
 
-		for (unsigned j = 0; j < c->num_vfs && !found; j++)
-			found = !strcmp(c->vfs[j].name, g->vf);
-		if (!found)
+		for (unsigned j = 0; j < c->num_vfs && !v; j++)
+			if (!strcmp(c->vfs[j].name, g->vf))
+				v = &c->vfs[j];
+		if (!v)
 			vf_diag_add(d, VF_DIAG_ERROR, &g->at,
 				    "MulticastGroup: unknown VirtualFabric '%s'",
 				    g->vf);
 		if (!g->num_mgids)
 			vf_diag_add(d, VF_DIAG_ERROR, &g->at,
 				    "MulticastGroup of '%s': no MGID", g->vf);
+		for (unsigned m = 0; m < g->num_mgids; m++) {
+			const struct vf_mcgroup *o = dup_mgid(c, i, m);
+
+			if (o)
+				vf_diag_add(d, VF_DIAG_ERROR, &g->at,
+					    "MulticastGroup of '%s': MGID 0x%016llx:0x%016llx given twice for the VirtualFabric (also at %s:%u); the FM refuses this",
+					    g->vf,
+					    (unsigned long long)g->mgids[m].hi,
+					    (unsigned long long)g->mgids[m].lo,
+					    o->at.file, o->at.line);
+		}
+		if (v && v->enable &&
+		    vf_mcgroup_unfit(c, g, v, v->pkey, -1, why, sizeof(why)))
+			vf_diag_add(d, VF_DIAG_WARN, &g->at,
+				    "MulticastGroup of '%s': %s; the FM disables such a group, and it is not created",
+				    g->vf, why);
 	}
 }
 

@@ -703,12 +703,49 @@ static void test_include_chain(void)
 	"<DeviceGroups>" MGMT_DGS "</DeviceGroups><VirtualFabrics>\n" vfs \
 	"</VirtualFabrics>" TAIL
 
+#define FILE_MC(vf, groups) HEAD "<Applications>" MGMT_APPS \
+	APP("MC", "<MGIDRange>0xff15000000000000:0-0xff15ffffffffffff:0xffffffffffffffff</MGIDRange>") \
+	"</Applications><DeviceGroups>" MGMT_DGS "</DeviceGroups><VirtualFabrics>\n" \
+	ADMIN("") VF("T", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>" vf) \
+	"</VirtualFabrics><Sm><Multicast>\n" groups "</Multicast></Sm>" TAIL
+#define MCG(body) "<MulticastGroup><VirtualFabric>T</VirtualFabric>" body \
+	"</MulticastGroup>\n"
+
 static const struct {
 	const char *what, *text;
 	unsigned errors;
 	enum vf_diag_level level;
 	const char *expect, *expect2;
 } audit[] = {
+	{ "F6: a group the VF takes: no message",
+	  FILE_MC("<Application>MC</Application>",
+		  MCG("<MGID>0xff15123400000000:0x1</MGID>")), 0, VF_DIAG_WARN,
+	  NULL, NULL },
+	{ "F6: an MGID none of the VF's Applications takes",
+	  FILE_MC("", MCG("<MGID>0xff15123400000000:0x1</MGID>")), 0,
+	  VF_DIAG_WARN, ":14: MulticastGroup of 'T': MGID 0xff15123400000000:0x0000000000000001 is taken by none of its Applications",
+	  "the FM disables such a group, and it is not created" },
+	{ "F6: MTU above MaxMTU (11a)",
+	  FILE_MC("<Application>MC</Application><MaxMTU>2048</MaxMTU>",
+		  MCG("<MGID>0xff15123400000000:0x1</MGID><MTU>4096</MTU>")), 0,
+	  VF_DIAG_WARN, ":14: MulticastGroup of 'T': its <MTU> 4096 is above the VirtualFabric's MaxMTU 2048",
+	  NULL },
+	{ "F6: a PKey other than the VF's (11b)",
+	  FILE_MC("<Application>MC</Application>",
+		  MCG("<PKey>0x20</PKey><MGID>0xff15123400000000:0x1</MGID>")), 0,
+	  VF_DIAG_WARN, ":14: MulticastGroup of 'T': its <PKey> 0x0020 is not the VirtualFabric's P_Key 0x0010",
+	  NULL },
+	{ "F6: an SL on a VF without QoS (11d)",
+	  FILE_MC("<Application>MC</Application>",
+		  MCG("<SL>5</SL><MGID>0xff15123400000000:0x1</MGID>")), 0,
+	  VF_DIAG_WARN, ":14: MulticastGroup of 'T': it gives <SL> 5, but the VirtualFabric has no QoS",
+	  NULL },
+	{ "F6: the same MGID twice in one VF is an error (11e)",
+	  FILE_MC("<Application>MC</Application>",
+		  MCG("<MGID>0xff15123400000000:0x1</MGID>")
+		  MCG("<MGID>0xff15123400000000:0x1</MGID>")), 1,
+	  VF_DIAG_ERROR, ":15: MulticastGroup of 'T': MGID 0xff15123400000000:0x0000000000000001 given twice for the VirtualFabric",
+	  ":14)" },
 	{ "F2: an FM-valid file (Admin VF with SA, PM, PA): no message",
 	  FILE_OF(VF("T", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>")
 		  ADMIN("")), 0, VF_DIAG_WARN, NULL, NULL },
