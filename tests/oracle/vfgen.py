@@ -8,7 +8,7 @@ ones, Member/LimitedMember mixes, Standby, disabled ones, per-VF QoS with
 an explicit BaseSL or QOSGroups), sometimes in an <Fm> instance, and, in
 most files, the FM template's Admin VF
 (0x7fff, Security 1, Member AllMgmtAllowed, LimitedMember All), sometimes
-with a second VF on 0x7fff.
+Standby or disabled, sometimes with a second VF on 0x7fff.
 
 A file with the Admin VF is one the FM would accept (its SA, PA and PM
 applications there, a second VF on 0x7fff with the PA); one without is
@@ -180,7 +180,11 @@ def virtual_fabrics(rnd, dg_names, qgroups=()):
             body.append(f"<QOS>1</QOS><BaseSL>{sls.pop()}</BaseSL>")
         vfs.append("<VirtualFabric>" + "".join(body) + "</VirtualFabric>")
     if rnd.random() < 0.7:
-        admin = ("<VirtualFabric><Name>Admin</Name><Enable>1</Enable>"
+        # now and then the Admin VF is Standby or disabled (the audit's F2)
+        state = rnd.choices(["<Enable>1</Enable>",
+                             "<Enable>1</Enable><Standby>1</Standby>",
+                             "<Enable>0</Enable>"], [8, 1, 1])[0]
+        admin = ("<VirtualFabric><Name>Admin</Name>" + state +
                  "<PKey>0x7fff</PKey><Security>1</Security>"
                  "<Member>Mgmt</Member>" +
                  ("<Member>SWE0s</Member>" if rnd.random() < 0.5 else "") +
