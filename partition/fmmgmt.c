@@ -7,7 +7,8 @@
  * warning here, naming the FM's rule, and `vfabric check --strict`
  * refuses what the FM's config_check -s refuses.  What protects isolation
  * is not left to a warning: a written Admin VF that is not active still
- * keeps unconfigured hosts limited members of 0x7fff (plan.c).
+ * keeps unconfigured hosts limited members of 0x7fff (plan.c), and a file
+ * with no active VF at all is an error, as an empty one.
  */
 #include <stdio.h>
 #include <string.h>
@@ -166,9 +167,14 @@ void vf_config_check_mgmt(const struct vf_config *c, struct vf_diag *d)
 		vf_diag_add(d, VF_DIAG_WARN, &admin->at,
 			    "VirtualFabric '%s': on P_Key 0x7fff but %s, and no active VirtualFabric is on 0x7fff: hosts no active VirtualFabric names are kept limited members of 0x7fff (the Admin VF's intent; stock OpenSM's default would make them full)",
 			    admin->name, admin->enable ? "Standby" : "disabled");
+	/*
+	 * No active VF gives the fabric no policy of its own, as an empty
+	 * file, which is refused (fail closed: the last good policy stays);
+	 * the FM refuses it too (no active SA VF).
+	 */
 	if (!num_active) {
-		vf_diag_add(d, VF_DIAG_WARN, &at,
-			    "no VirtualFabric is active (all disabled or Standby): the FM refuses this; %s",
+		vf_diag_add(d, VF_DIAG_ERROR, &at,
+			    "no VirtualFabric is active (all disabled or Standby): the file gives the fabric no policy, as an empty one, and the FM refuses it too; refused (otherwise %s)",
 			    says);
 		return;
 	}

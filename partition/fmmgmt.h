@@ -10,8 +10,8 @@
 
 #include "partition/config.h"
 
-/* Add the FM's management-VF rules broken by c to d, as warnings (none
- * for a partitions.conf). */
+/* Add the FM's management-VF rules broken by c to d, as warnings, and a
+ * file without any active VF as an error (nothing for a partitions.conf). */
 void vf_config_check_mgmt(const struct vf_config *c, struct vf_diag *d);
 
 /*

@@ -198,6 +198,16 @@ def virtual_fabrics(rnd, dg_names, qgroups=()):
                      f"<Member>{rnd.choice(groups)}</Member>" + qos() +
                      "<Application>PA</Application></VirtualFabric>")
             vfs.insert(rnd.randint(0, len(vfs)), extra)
+    # a file without an active VF is refused, as an empty one
+    # (partition/fmmgmt.c): keep the first VF active then (no draw from
+    # rnd, so other seeds' files stay as they were)
+    if not any("<Enable>1</Enable>" in v and "<Standby>1</Standby>" not in v
+               for v in vfs):
+        name_end = vfs[0].index("</Name>") + len("</Name>")
+        vfs[0] = (vfs[0][:name_end] + "<Enable>1</Enable>" +
+                  vfs[0][name_end:].replace("<Standby>1</Standby>", "")
+                  .replace("<Enable>1</Enable>", "")
+                  .replace("<Enable>0</Enable>", ""))
     return vfs
 
 

@@ -784,10 +784,15 @@ static const struct {
 		     "<Application>PM</Application><Application>PA</Application>")),
 	  0, VF_DIAG_WARN, ":10: VirtualFabric 'Admin': has the SA application but no Member or LimitedMember group with <Select>All</Select>",
 	  NULL },
-	{ "F8c: only Standby VFs (e12)",
+	{ "F8c: only Standby VFs (e12): refused, as an empty file",
 	  FILE_OF(VF("T", "<Standby>1</Standby><Member>G</Member><Application>A</Application>")),
-	  0, VF_DIAG_WARN, "no VirtualFabric is active (all disabled or Standby)",
+	  1, VF_DIAG_ERROR, "no VirtualFabric is active (all disabled or Standby)",
 	  "full member of 0x7fff" },
+	{ "F8c: only disabled VFs (e11): refused, as an empty file",
+	  FILE_OF("<VirtualFabric><Name>T</Name><Enable>0</Enable><Member>G</Member>"
+		  "<Application>A</Application></VirtualFabric>\n"),
+	  1, VF_DIAG_ERROR, "no VirtualFabric is active (all disabled or Standby)",
+	  "as an empty one" },
 	{ "F8b: QOS 0 with Bandwidth and BaseSL (7s)",
 	  FILE_OF(ADMIN("") VF("T", "<QOS>0</QOS><BaseSL>3</BaseSL><Bandwidth>50%</Bandwidth>"
 			       "<Member>G</Member><Application>A</Application>")),
