@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-#define _GNU_SOURCE	/* getline, open_memstream */
+#define _GNU_SOURCE	/* getline, open_memstream, qsort_r */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +36,18 @@ static struct vf_assigned *entry(struct vf_assignment *a, const char *key)
 		return NULL;
 	a->n++;
 	return e;
+}
+
+int vf_assignment_set_pkey(struct vf_assignment *a, const char *key,
+			   uint16_t pkey)
+{
+	struct vf_assigned *e = entry(a, key);
+
+	if (!e)
+		return -ENOMEM;
+	e->pkey = pkey;
+	a->changed = true;
+	return 0;
 }
 
 /* One "pkey 0x0002 NAME" or "sl 3 NAME" line; -EINVAL if malformed. */
@@ -224,31 +236,77 @@ static void mark_explicit(const struct vf_config *c, bool *pkeys, bool *sls)
 	}
 }
 
+/* The key of c->vfs[i] for a P_Key (sl false) or an SL, or NULL. */
+static const char *key_of(const struct vf_config *c, unsigned i, bool sl,
+			  char *buf, size_t size)
+{
+	return sl ? sl_key(c, &c->vfs[i], buf, size) : pkey_key(&c->vfs[i]);
+}
+
+struct order_ctx {
+	const struct vf_config *c;
+};
+
+/* P_Keys: by key name (strcmp), then config order. */
+static int cmp_by_key(const void *x, const void *y, void *arg)
+{
+	const struct order_ctx *o = arg;
+	unsigned a = *(const unsigned *)x, b = *(const unsigned *)y;
+	const char *ka = pkey_key(&o->c->vfs[a]), *kb = pkey_key(&o->c->vfs[b]);
+	int r = strcmp(ka ? ka : "", kb ? kb : "");
+
+	return r ? r : a < b ? -1 : a > b;
+}
+
 /*
- * Pass 0 gives every key its remembered value if still free, pass 1 the
- * lowest free value to the rest: a new VF early in the file cannot take
- * the value a later one had.  Keys seen before in this run are skipped.
+ * The order VFs get values in.  SLs: the config's, as the FM's lowest
+ * free SL.  P_Keys: by key name, so that two names whose hashes collide
+ * resolve the same way whatever order the file lists them in (which of
+ * them an SM with a history gave the first value is in its cache, or
+ * recovered from the fabric: recover.h).
+ */
+static unsigned *vf_order(const struct vf_config *c, bool sl)
+{
+	unsigned *o = malloc((c->num_vfs + 1) * sizeof(*o));
+	struct order_ctx ctx = { c };
+
+	for (unsigned i = 0; o && i < c->num_vfs; i++)
+		o[i] = i;
+	if (o && !sl)
+		qsort_r(o, c->num_vfs, sizeof(*o), cmp_by_key, &ctx);
+	return o;
+}
+
+/*
+ * Pass 0 gives every key its remembered value if still free, pass 1 a
+ * new value to the rest: a new VF cannot take the value another one
+ * had.  A key already given a value in this run (VFs sharing it) reuses
+ * it.
  */
 static unsigned assign_kind(const struct vf_config *c, struct vf_assignment *a,
 			    bool sl, bool *used, int *got, struct vf_diag *d)
 {
-	unsigned errors = 0;
+	unsigned errors = 0, *order = vf_order(c, sl);
 	char buf[VF_CFG_MAX_NAME + 16], buf2[VF_CFG_MAX_NAME + 16];
 
+	if (!order) {
+		d->oom = true;
+		return 1;
+	}
 	for (int pass = 0; pass < 2; pass++)
-		for (unsigned i = 0; i < c->num_vfs; i++) {
-			const char *key = sl ? sl_key(c, &c->vfs[i], buf,
-						      sizeof(buf)) :
-					       pkey_key(&c->vfs[i]);
+		for (unsigned n = 0; n < c->num_vfs; n++) {
+			unsigned i = order[n];
+			const char *key = key_of(c, i, sl, buf, sizeof(buf));
 			int v;
 
 			if (!key || got[i] >= 0)
 				continue;
-			for (unsigned j = 0; j < i && got[i] < 0; j++) {
-				const char *k2 = sl ?
-					sl_key(c, &c->vfs[j], buf2, sizeof(buf2)) :
-					pkey_key(&c->vfs[j]);
-				if (k2 && !strcmp(k2, key) && got[j] >= 0)
+			for (unsigned j = 0; j < c->num_vfs; j++) {
+				const char *k2 = key_of(c, j, sl, buf2,
+							sizeof(buf2));
+
+				if (got[i] < 0 && k2 && !strcmp(k2, key) &&
+				    got[j] >= 0)
 					got[i] = got[j];
 			}
 			if (got[i] >= 0)
@@ -272,6 +330,7 @@ static unsigned assign_kind(const struct vf_config *c, struct vf_assignment *a,
 					    "no P_Key left to assign");
 			}
 		}
+	free(order);
 	return errors;
 }
 

@@ -4,10 +4,16 @@
  * every time: a VirtualFabric keeps what it had (remembered in a small
  * file in OpenSM's cache directory) as long as that value is still free,
  * so restarts and edits of other VFs change nothing.  A new VF's P_Key is
- * the first free one from a hash of its name on: another SM (a standby
- * taking over with an empty cache) computes the same one, whatever order
- * the VFs were added in (the FM takes the lowest free, which depends on
- * that order).  SLs are few: a new one takes the lowest free SL.
+ * the first free one from a hash of its name on (the FM takes the lowest
+ * free, which depends on file order); names are served in name order, so
+ * two whose hashes collide resolve the same way whatever the file's
+ * order.  Which of them had the value first is history: an SM without
+ * the cache (a standby taking over, a lost file) takes it back from the
+ * P_Key tables (recover.h) before assigning anything new.  SLs are few:
+ * a new one takes the lowest free SL in file order, as the FM; the
+ * fabric does not show which VF an SL was for, so a standby with an
+ * empty cache gives the FM's values, which differ from the master's only
+ * if the master's cache outlived edits that reordered or added QoS VFs.
  *
  * Which VFs get their own P_Key follows the FM (reference/opa-fm.md 1.6):
  * Security 1 each its own, Security 0 all share one.  SLs (1.7): a QoS VF
@@ -43,6 +49,9 @@ struct vf_assignment {
  */
 int vf_assignment_load(struct vf_assignment *a, const char *path,
 		       struct vf_diag *d);
+/* Remember key's P_Key (marks a changed); 0 or -ENOMEM. */
+int vf_assignment_set_pkey(struct vf_assignment *a, const char *key,
+			   uint16_t pkey);
 /* Write it atomically (tmp + rename); 0 or -errno. */
 int vf_assignment_save(const struct vf_assignment *a, const char *path);
 void vf_assignment_free(struct vf_assignment *a);

@@ -6,6 +6,7 @@
 
 #include "partition/config.h"
 #include "partition/fmmgmt.h"
+#include "partition/isolation.h"
 #include "partition/mcfit.h"
 #include "partition/ndpattern.h"
 
@@ -691,10 +692,8 @@ static void check_pkeys(const struct vf_config *c, struct vf_diag *d)
 
 		for (unsigned j = 0; j < i && a->enable && a->pkey >= 0; j++) {
 			const struct vf_cfg_vf *b = &c->vfs[j];
-
-			char la[96], lb[96];
-
 			bool standby = a->standby || b->standby;
+			char la[96], lb[96];
 
 			if (b->enable && b->pkey == a->pkey &&
 			    b->security != a->security)
@@ -968,6 +967,7 @@ unsigned vf_config_validate(const struct vf_config *c, struct vf_diag *d)
 			check_vf(c, &c->vfs[i], d);
 	check_qos_style(c, d);
 	check_pkeys(c, d);
+	vf_warn_shared_pkeys(c, d);	/* partition/isolation.h */
 	check_qos(c, d);
 	check_ignored_qos(c, d);
 	vf_config_check_mgmt(c, d);

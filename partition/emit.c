@@ -116,7 +116,16 @@ static void put_partition(FILE *out, const struct vf_partition *part,
 		fprintf(out, "\n\t%s", part->mgid_lines.v[i]);
 	if (!part->ipoib)
 		fprintf(out, "\n\t" BLOCK_MGID);
-	put_members(out, part, f, all0);
+	/*
+	 * OpenSM 3.3.23 reads past the end of an mgid= line, so a ';' there
+	 * makes it parse stale bytes of its line buffer as a new partition:
+	 * a parse error, and OpenSM's default policy (every port full) instead
+	 * of ours.  A statement without members (a group that selects nothing
+	 * on this fabric) ends on NONE, which OpenSM takes as no port.
+	 */
+	if (!put_members(out, part, f, all0) &&
+	    (part->mgid_lines.n || !part->ipoib))
+		fprintf(out, "\n\tNONE");
 	fprintf(out, " ;\n\n");
 	put_indx0(out, part, f);
 }

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
  * NodeDesc patterns compile to a list of tokens (literal, '*', '?',
- * [lo-hi]) and are matched by walking the NodeDesc once while keeping the
- * set of tokens that can come next, like an NFA: no backtracking, so no
- * pattern can make matching exponential, yet every way of splitting the
- * NodeDesc between the tokens is tried.
+ * [lo-hi]).  The FM matches a regular expression and range-checks the
+ * digits its captures hold afterwards, so the split between tokens is
+ * not "any split that passes the ranges" but the one POSIX's leftmost-
+ * longest rule picks, range checks ignored: the leftmost start, the
+ * longest match, then each token from the left as long as it can be.
+ * A table of which token suffixes can match which NodeDesc suffixes
+ * (dynamic programming, no backtracking) finds that split directly.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,12 +17,13 @@
 
 #include "partition/ndpattern.h"
 
-#define NDPAT_MAX_LEN 64	/* characters in a pattern */
-#define NDPAT_MAX_RANGES 10	/* [lo-hi] ranges in a pattern */
-#define NDPAT_MAX_DIGITS 5	/* digits in one number */
-#define NDPAT_MAX_PORT 255
-/* NodeDesc positions a range can reach ahead, plus the current one */
-#define NDPAT_WINDOW (NDPAT_MAX_DIGITS + 1)
+#define NDPAT_MAX_LEN 63	/* characters the FM keeps of a pattern */
+#define NDPAT_MAX_TEXT 64	/* ... and the most its parser takes */
+#define NDPAT_MAX_DIGITS 5	/* digits of a bound after its zeros */
+#define NDPAT_MAX_GROUP 9	/* the FM checks capture groups 1..9 */
+#define NDPAT_MAX_REGEX 1499	/* the FM's expression buffer, less NUL */
+#define NDPAT_RE_WILD 30	/* length of the FM's '*' and '?' groups */
+#define NDPAT_RE_RANGE 8	/* ... and of its "([0-9]+)" */
 
 enum ndtok_kind {
 	NDT_LIT,
@@ -31,26 +35,24 @@ enum ndtok_kind {
 struct ndtok {
 	enum ndtok_kind kind;
 	char c;			/* NDT_LIT */
-	bool padded;		/* NDT_RANGE: bounds have leading zeros */
-	unsigned width;		/* NDT_RANGE: digits of hi */
+	bool lo_padded;		/* NDT_RANGE: lo written with a leading 0 */
+	unsigned lo_width;	/* NDT_RANGE: characters lo is written in */
 	unsigned lo, hi;	/* NDT_RANGE */
 };
 
 struct vf_ndpat {
 	unsigned ntok;
-	unsigned nranges;
+	bool anchor_start, anchor_end;
 	bool has_ports;
 	unsigned port_lo, port_hi;
 	/* one token per pattern character at most */
 	struct ndtok tok[NDPAT_MAX_LEN];
-	char text[NDPAT_MAX_LEN + 1];
+	char text[NDPAT_MAX_TEXT + 1];
 };
 
-/* A [lo-hi] as written: values, digit counts, leading zeros. */
-struct ndbounds {
-	unsigned lo, hi;
-	unsigned lo_digits, hi_digits;
-	bool padded;
+/* A bound as written: value, significant digits, leading zeros. */
+struct ndbound {
+	unsigned val, digits, zeros;
 };
 
 struct ndparse {
@@ -59,14 +61,23 @@ struct ndparse {
 	char *err;
 	size_t errlen;
 	struct vf_ndpat *p;
+	unsigned groups;	/* capture groups of the FM's expression */
+	size_t relen;		/* length of the FM's expression */
 };
 
-/* The characters a literal, '*' and '?' stand for (ASCII, no locale). */
-static bool in_class(char c)
+/* The characters a literal stands for (ASCII, no locale). */
+static bool is_lit(char c)
 {
 	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 	       (c >= '0' && c <= '9') || c == '-' || c == ',' || c == '=' ||
 	       c == '_' || c == '.' || c == ' ';
+}
+
+/* What '*' and '?' match: the FM's class holds [:space:], not only ' '. */
+static bool is_wild(char c)
+{
+	return is_lit(c) || c == '\t' || c == '\n' || c == '\v' ||
+	       c == '\f' || c == '\r';
 }
 
 /* ASCII decimal digit, whatever the locale. */
@@ -110,32 +121,6 @@ static const char *show(const struct ndparse *ps, size_t idx, char *buf)
 	return buf;
 }
 
-/*
- * Read the decimal number at ps->pos, at most NDPAT_MAX_DIGITS long; what
- * names it in messages.  Sets *val, *digits and *padded (leading zero).
- */
-static int parse_num(struct ndparse *ps, const char *what, unsigned *val,
-		     unsigned *digits, bool *padded)
-{
-	size_t start = ps->pos;
-	unsigned v = 0;
-	char buf[16];
-
-	for (; is_digit(ps->s[ps->pos]); ps->pos++) {
-		if (ps->pos - start == NDPAT_MAX_DIGITS)
-			return fail(ps, start, "%s has more than %d digits",
-				    what, NDPAT_MAX_DIGITS);
-		v = v * 10 + (unsigned)(ps->s[ps->pos] - '0');
-	}
-	if (ps->pos == start)
-		return fail(ps, start, "expected the %s, found %s", what,
-			    show(ps, start, buf));
-	*val = v;
-	*digits = (unsigned)(ps->pos - start);
-	*padded = *digits > 1 && ps->s[start] == '0';
-	return 0;
-}
-
 /* Expect the character c at ps->pos and step over it. */
 static int expect(struct ndparse *ps, char c, const char *why)
 {
@@ -149,33 +134,75 @@ static int expect(struct ndparse *ps, char c, const char *why)
 }
 
 /*
- * Read "[lo-hi]" at ps->pos (on the '[') into b; what is "range" or "port
- * range" and names the bounds in messages.  Checks only the syntax.
+ * A bound at ps->pos as the FM reads it: leading zeros apart, then at
+ * most NDPAT_MAX_DIGITS digits; "0" alone is one digit, "00" nothing.
+ */
+static int parse_bound(struct ndparse *ps, const char *what,
+		       struct ndbound *b)
+{
+	size_t start = ps->pos;
+	char buf[16];
+
+	*b = (struct ndbound){ 0 };
+	for (; is_digit(ps->s[ps->pos]); ps->pos++) {
+		if (ps->s[ps->pos] == '0' && !b->digits) {
+			b->zeros++;
+			continue;
+		}
+		if (++b->digits > NDPAT_MAX_DIGITS)
+			return fail(ps, start, "%s has more than %d digits",
+				    what, NDPAT_MAX_DIGITS);
+		b->val = b->val * 10 + (unsigned)(ps->s[ps->pos] - '0');
+	}
+	if (!b->digits && b->zeros == 1)
+		*b = (struct ndbound){ .val = 0, .digits = 1, .zeros = 0 };
+	if (!b->digits && b->zeros)
+		return fail(ps, start, "%s of zeros only must be written 0",
+			    what);
+	if (!b->digits)
+		return fail(ps, start, "expected the %s, found %s", what,
+			    show(ps, start, buf));
+	return 0;
+}
+
+/*
+ * "[lo-hi]" at ps->pos (on the '['), with the FM's rules on the bounds;
+ * what is "range" or "port range".
  */
 static int parse_bounds(struct ndparse *ps, const char *what,
-			struct ndbounds *b)
+			struct ndbound *lo, struct ndbound *hi)
 {
 	size_t open = ps->pos;
-	char lo[32], hi[32], why[48];
-	bool hi_pad;
+	char lw[32], hw[32], why[48];
 	int rc;
 
-	snprintf(lo, sizeof(lo), "low end of the %s", what);
-	snprintf(hi, sizeof(hi), "high end of the %s", what);
+	snprintf(lw, sizeof(lw), "low end of the %s", what);
+	snprintf(hw, sizeof(hw), "high end of the %s", what);
 	snprintf(why, sizeof(why), "to close the %s opened at column %zu",
 		 what, open + 1);
 	ps->pos++;
-	rc = parse_num(ps, lo, &b->lo, &b->lo_digits, &b->padded);
+	rc = parse_bound(ps, lw, lo);
+	if (!rc)
+		rc = expect(ps, '-', "between the ends of the range");
+	if (!rc)
+		rc = parse_bound(ps, hw, hi);
+	if (!rc)
+		rc = expect(ps, ']', why);
 	if (rc)
 		return rc;
-	rc = expect(ps, '-', "between the ends of the range");
-	if (rc)
-		return rc;
-	rc = parse_num(ps, hi, &b->hi, &b->hi_digits, &hi_pad);
-	if (rc)
-		return rc;
-	b->padded = b->padded || hi_pad;
-	return expect(ps, ']', why);
+	if (lo->digits > hi->digits)
+		return fail(ps, open + 1,
+			    "%s low end has more digits than its high end",
+			    what);
+	if (lo->digits == hi->digits && lo->zeros != hi->zeros)
+		return fail(ps, open + 1,
+			    "%s ends of as many digits need as many leading zeros",
+			    what);
+	if (lo->val > hi->val)
+		return fail(ps, open + 1,
+			    "%s low end %u is above its high end %u", what,
+			    lo->val, hi->val);
+	return 0;
 }
 
 /* Append a token; the pattern length bounds their number. */
@@ -187,65 +214,66 @@ static struct ndtok *add_tok(struct vf_ndpat *p, enum ndtok_kind kind)
 	return t;
 }
 
-/* '*' and '?' tokens: those that may match nothing. */
-static bool is_wild(const struct ndtok *t)
+/* A wildcard at ps->pos, may it be followed by what follows its run? */
+static int wild_run_end(struct ndparse *ps, size_t *end)
 {
-	return t->kind == NDT_STAR || t->kind == NDT_OPT;
+	size_t k = ps->pos;
+
+	while (ps->s[k] == '*' || ps->s[k] == '?')
+		k++;
+	if (ps->s[k] == '[')
+		return fail(ps, k, "'[' may not follow the wildcard '%c'",
+			    ps->s[k - 1]);
+	*end = k;
+	return 0;
 }
 
 /*
- * '*' or '?' at ps->pos.  As the FM's convertWildcardedString: a run of
- * wildcards holding a '*' is one '*'; each '?' of a run without one is a
- * '?' of its own ("cn??" matches cn12).
+ * '*' or '?' at ps->pos.  A run holding a '*' is one '*'; otherwise each
+ * '?' of the run is its own "zero or one" (the FM collapses only runs
+ * that reach a '*').
  */
-static void parse_wild(struct ndparse *ps)
+static int parse_wild(struct ndparse *ps)
 {
-	struct vf_ndpat *p = ps->p;
-	bool star = ps->s[ps->pos] == '*';
+	size_t end = 0;
+	bool star;
+	int rc = wild_run_end(ps, &end);
 
-	if (p->ntok && p->tok[p->ntok - 1].kind == NDT_STAR) {
-		/* absorbed */
-	} else if (star) {
-		while (p->ntok && p->tok[p->ntok - 1].kind == NDT_OPT)
-			p->ntok--;
-		add_tok(p, NDT_STAR);
-	} else {
-		add_tok(p, NDT_OPT);
+	if (rc)
+		return rc;
+	star = memchr(ps->s + ps->pos, '*', end - ps->pos) != NULL;
+	for (; ps->pos < end; ps->pos = star ? end : ps->pos + 1) {
+		add_tok(ps->p, star ? NDT_STAR : NDT_OPT);
+		ps->groups += 2;
+		ps->relen += NDPAT_RE_WILD;
 	}
-	ps->pos++;
+	return 0;
 }
 
 /* A numeric range "[lo-hi]" at ps->pos, with all its limits. */
 static int parse_range(struct ndparse *ps)
 {
-	struct vf_ndpat *p = ps->p;
+	struct ndbound lo, hi;
 	size_t open = ps->pos;
-	struct ndbounds b;
 	struct ndtok *t;
 	int rc;
 
-	if (p->ntok && is_wild(&p->tok[p->ntok - 1]))
-		return fail(ps, open, "'[' may not follow the wildcard '%c'",
-			    ps->s[open - 1]);
-	if (p->nranges == NDPAT_MAX_RANGES)
-		return fail(ps, open, "more than %d [lo-hi] ranges",
-			    NDPAT_MAX_RANGES);
-	rc = parse_bounds(ps, "range", &b);
+	rc = parse_bounds(ps, "range", &lo, &hi);
 	if (rc)
 		return rc;
-	if (b.lo > b.hi)
-		return fail(ps, open + 1,
-			    "range low end %u is above its high end %u",
-			    b.lo, b.hi);
-	if (b.lo_digits > b.hi_digits)
-		return fail(ps, open + 1,
-			    "range low end has more digits than its high end");
-	t = add_tok(p, NDT_RANGE);
-	t->padded = b.padded;
-	t->width = b.hi_digits;
-	t->lo = b.lo;
-	t->hi = b.hi;
-	p->nranges++;
+	if (++ps->groups > NDPAT_MAX_GROUP)
+		return fail(ps, open,
+			    "this range would be capture group %u of the FM's expression, which checks only %d",
+			    ps->groups, NDPAT_MAX_GROUP);
+	if (open == 0 && !ps->s[ps->pos])
+		return fail(ps, open,
+			    "a pattern may not be a range alone (the FM refuses it)");
+	t = add_tok(ps->p, NDT_RANGE);
+	t->lo = lo.val;
+	t->hi = hi.val;
+	t->lo_padded = lo.zeros > 0;
+	t->lo_width = lo.zeros + lo.digits;
+	ps->relen += NDPAT_RE_RANGE;
 	return 0;
 }
 
@@ -254,36 +282,24 @@ static int parse_ports(struct ndparse *ps)
 {
 	struct vf_ndpat *p = ps->p;
 	size_t colon = ps->pos;
-	struct ndbounds b;
+	struct ndbound lo, hi;
 	char buf[16];
 	int rc;
 
 	if (ps->s[colon + 1] != '[')
 		return fail(ps, colon,
 			    "':' may only start a final port range :[lo-hi]");
-	if (!p->ntok)
-		return fail(ps, colon,
-			    "a port range needs a NodeDesc pattern first");
 	ps->pos++;
-	rc = parse_bounds(ps, "port range", &b);
+	rc = parse_bounds(ps, "port range", &lo, &hi);
 	if (rc)
 		return rc;
-	if (b.lo > NDPAT_MAX_PORT)
-		return fail(ps, colon + 2, "port %u is above %d", b.lo,
-			    NDPAT_MAX_PORT);
-	if (b.hi > NDPAT_MAX_PORT)
-		return fail(ps, colon + 3 + b.lo_digits, "port %u is above %d",
-			    b.hi, NDPAT_MAX_PORT);
-	if (b.lo > b.hi)
-		return fail(ps, colon + 2, "low port %u is above high port %u",
-			    b.lo, b.hi);
 	if (ps->s[ps->pos])
 		return fail(ps, ps->pos,
 			    "nothing may follow the port range, found %s",
 			    show(ps, ps->pos, buf));
 	p->has_ports = true;
-	p->port_lo = b.lo;
-	p->port_hi = b.hi;
+	p->port_lo = lo.val;
+	p->port_hi = hi.val;
 	return 0;
 }
 
@@ -296,13 +312,14 @@ static int parse(struct ndparse *ps)
 
 	while (!rc && (c = ps->s[ps->pos])) {
 		if (c == '*' || c == '?') {
-			parse_wild(ps);
+			rc = parse_wild(ps);
 		} else if (c == '[') {
 			rc = parse_range(ps);
 		} else if (c == ':') {
 			return parse_ports(ps);
-		} else if (in_class(c)) {
+		} else if (is_lit(c)) {
 			add_tok(ps->p, NDT_LIT)->c = c;
+			ps->relen += c == '.' ? 2 : 1;	/* "\." */
 			ps->pos++;
 		} else {
 			return fail(ps, ps->pos,
@@ -311,6 +328,13 @@ static int parse(struct ndparse *ps)
 		}
 	}
 	return rc;
+}
+
+/* The FM's anchors: '^' unless it starts with '*' or is only '?'s. */
+static void set_anchors(struct vf_ndpat *p, const char *s, size_t len)
+{
+	p->anchor_start = s[0] != '*' && strspn(s, "?") != len;
+	p->anchor_end = s[len - 1] != '*';
 }
 
 int vf_ndpat_compile(const char *text, struct vf_ndpat **out, char *err,
@@ -325,11 +349,11 @@ int vf_ndpat_compile(const char *text, struct vf_ndpat **out, char *err,
 		err[0] = '\0';
 	if (!text || !text[0])
 		return fail(&ps, 0, "the pattern is empty");
-	len = strnlen(text, NDPAT_MAX_LEN + 1);
+	len = strnlen(text, NDPAT_MAX_TEXT + 1);
 	if (len > NDPAT_MAX_LEN)
 		return fail(&ps, NDPAT_MAX_LEN,
-			    "the pattern is longer than %d characters",
-			    NDPAT_MAX_LEN);
+			    "the pattern is longer than %d characters (the FM keeps only %d)",
+			    NDPAT_MAX_LEN, NDPAT_MAX_LEN);
 	ps.p = calloc(1, sizeof(*ps.p));
 	if (!ps.p) {
 		if (err && errlen)
@@ -337,7 +361,13 @@ int vf_ndpat_compile(const char *text, struct vf_ndpat **out, char *err,
 		return -ENOMEM;
 	}
 	memcpy(ps.p->text, text, len + 1);
+	set_anchors(ps.p, text, len);
 	rc = parse(&ps);
+	ps.relen += ps.p->anchor_start + ps.p->anchor_end;
+	if (!rc && ps.relen > NDPAT_MAX_REGEX)
+		rc = fail(&ps, 0,
+			  "the FM's expression for this pattern would be %zu characters, over its %d",
+			  ps.relen, NDPAT_MAX_REGEX);
 	if (rc) {
 		free(ps.p);
 		return rc;
@@ -347,99 +377,161 @@ int vf_ndpat_compile(const char *text, struct vf_ndpat **out, char *err,
 }
 
 /*
- * Range t, entered at desc[j]: every digit run desc[j..j+l) it accepts
- * makes token next live at position j+l (a later row of the window).
- * *reach is the furthest position any token is live at.
+ * The FM's check of the digits a range captured (run, len characters):
+ * when neither lo nor the run is written with a leading zero, by value;
+ * otherwise the run must also be exactly as wide as lo is written.  A
+ * run of more than NDPAT_MAX_DIGITS significant digits is out of any
+ * range (the FM's own buffer would overflow on it).
  */
-static void step_range(const struct ndtok *t, const char *desc, size_t j,
-		       bool live[][NDPAT_MAX_LEN + 1], unsigned next,
-		       size_t *reach)
+static bool range_ok(const struct ndtok *t, const char *run, size_t len)
 {
+	size_t zeros = 0;
 	unsigned v = 0;
 
-	for (unsigned l = 1; l <= t->width && is_digit(desc[j + l - 1]); l++) {
-		v = v * 10 + (unsigned)(desc[j + l - 1] - '0');
-		if (!t->padded && l > 1 && desc[j] == '0')
-			return;
-		if (t->padded && l < t->width)
-			continue;
-		if (v >= t->lo && v <= t->hi) {
-			live[(j + l) % NDPAT_WINDOW][next] = true;
-			if (j + l > *reach)
-				*reach = j + l;
-		}
+	while (zeros < len && run[zeros] == '0')
+		zeros++;
+	if (len - zeros > NDPAT_MAX_DIGITS)
+		return false;
+	for (size_t k = zeros; k < len; k++)
+		v = v * 10 + (unsigned)(run[k] - '0');
+	if ((t->lo_padded || zeros) && len != t->lo_width)
+		return false;
+	return v >= t->lo && v <= t->hi;
+}
+
+/* The match table: can[i * (L + 1) + j], tokens i.. match desc[j..e). */
+struct ndtable {
+	bool *can;
+	size_t stride;
+};
+
+static bool can(const struct ndtable *m, unsigned i, size_t j)
+{
+	return m->can[i * m->stride + j];
+}
+
+/* Can tokens i.. match d[j..e), given the rows for tokens i+1.. ? */
+static bool cell(const struct vf_ndpat *p, const char *d, size_t e,
+		 const struct ndtable *m, unsigned i, size_t j)
+{
+	const struct ndtok *t = &p->tok[i];
+	bool more = j < e && is_wild(d[j]);
+
+	switch (t->kind) {
+	case NDT_LIT:
+		return j < e && d[j] == t->c && can(m, i + 1, j + 1);
+	case NDT_STAR:
+		return can(m, i + 1, j) || (more && can(m, i, j + 1));
+	case NDT_OPT:
+		return can(m, i + 1, j) || (more && can(m, i + 1, j + 1));
+	case NDT_RANGE:
+		for (size_t k = j; k < e && is_digit(d[k]); k++)
+			if (can(m, i + 1, k + 1))
+				return true;
+		return false;
 	}
+	return false;
 }
 
-/* Make token i live at position j + 1. */
-static void advance(bool *next, unsigned i, size_t j, size_t *reach)
+/* Fill the table for the NodeDesc desc[0..e), the match ending at e. */
+static void fill(const struct vf_ndpat *p, const char *d, size_t e,
+		 struct ndtable *m)
 {
-	next[i] = true;
-	if (j + 1 > *reach)
-		*reach = j + 1;
+	for (size_t j = 0; j <= e; j++)
+		m->can[p->ntok * m->stride + j] = j == e;
+	for (unsigned i = p->ntok; i-- > 0;)
+		for (size_t j = e + 1; j-- > 0;)
+			m->can[i * m->stride + j] = cell(p, d, e, m, i, j);
 }
 
-/* Consume desc[j]: move the live tokens of row j on to later rows. */
-static void step(const struct vf_ndpat *p, const char *desc, size_t j,
-		 bool live[][NDPAT_MAX_LEN + 1], size_t *reach)
+/*
+ * From start s (m says a match exists), take each token as long as the
+ * rest can still match, as POSIX's rule for subexpressions does, then
+ * check the ranges on what they took.
+ */
+static bool split_and_check(const struct vf_ndpat *p, const char *d,
+			    size_t s, size_t e, const struct ndtable *m)
 {
-	const bool *row = live[j % NDPAT_WINDOW];
-	bool *next = live[(j + 1) % NDPAT_WINDOW];
-	char c = desc[j];
+	size_t j = s, k;
 
 	for (unsigned i = 0; i < p->ntok; i++) {
 		const struct ndtok *t = &p->tok[i];
 
-		if (!row[i])
-			continue;
 		switch (t->kind) {
 		case NDT_LIT:
-			if (c == t->c)
-				advance(next, i + 1, j, reach);
+			j++;
 			break;
 		case NDT_STAR:
-			if (in_class(c))
-				advance(next, i, j, reach);
+			for (k = j; k < e && is_wild(d[k]); k++)
+				;
+			while (!can(m, i + 1, k))
+				k--;
+			j = k;
 			break;
 		case NDT_OPT:
-			if (in_class(c))
-				advance(next, i + 1, j, reach);
+			k = j < e && is_wild(d[j]) ? j + 1 : j;
+			while (!can(m, i + 1, k))
+				k--;
+			j = k;
 			break;
 		case NDT_RANGE:
-			step_range(t, desc, j, live, i + 1, reach);
+			for (k = j; k < e && is_digit(d[k]); k++)
+				;
+			while (!can(m, i + 1, k))
+				k--;
+			if (!range_ok(t, d + j, k - j))
+				return false;
+			j = k;
 			break;
 		}
 	}
+	return true;
+}
+
+/* Where a match from s ends: the end, or past the run '*' can take. */
+static size_t match_end(const struct vf_ndpat *p, const char *d, size_t len,
+			size_t s)
+{
+	if (p->anchor_end)
+		return len;
+	while (s < len && is_wild(d[s]))
+		s++;
+	return s;
 }
 
 /*
- * Row live[j % NDPAT_WINDOW][i] says tokens 0..i-1 can match desc[0..j);
- * state ntok means the whole pattern has.  Wildcards may match nothing,
- * so a live wildcard makes the next token live at the same position.
- * Once no token is live at any later position the answer is no: most
- * NodeDescs fail a pattern within a few characters.
+ * The leftmost start at which the expression (ranges unchecked) matches,
+ * its longest match from there, then the FM's range checks on it: a
+ * failed check is no match, with no other split or start tried.  Every
+ * character a match takes is in the wildcard class, so with an open end
+ * the longest match from s ends where that class does.
  */
 bool vf_ndpat_match(const struct vf_ndpat *p, const char *desc)
 {
-	bool live[NDPAT_WINDOW][NDPAT_MAX_LEN + 1];
-	size_t reach = 0;
-	bool *row;
+	struct ndtable m;
+	size_t len, e, last_e = (size_t)-1;
+	bool found = false, ok = false;
 
 	if (!p || !desc)
 		return false;
-	memset(live, 0, sizeof(live));
-	live[0][0] = true;
-	for (size_t j = 0;; j++) {
-		row = live[j % NDPAT_WINDOW];
-		for (unsigned i = 0; i < p->ntok; i++)
-			row[i + 1] |= row[i] && is_wild(&p->tok[i]);
-		if (!desc[j])
-			return row[p->ntok];
-		step(p, desc, j, live, &reach);
-		memset(row, 0, sizeof(live[0]));
-		if (reach <= j)
-			return false;
+	len = strlen(desc);
+	m.stride = len + 1;
+	m.can = malloc((p->ntok + 1) * m.stride * sizeof(*m.can));
+	if (!m.can)
+		return false;	/* fails closed: no member */
+	for (size_t s = 0; !found && s <= len; s++) {
+		if (p->anchor_start && s > 0)
+			break;
+		e = match_end(p, desc, len, s);
+		if (e != last_e)
+			fill(p, desc, e, &m);
+		last_e = e;
+		found = can(&m, 0, s);
+		if (found)
+			ok = split_and_check(p, desc, s, e, &m);
 	}
+	free(m.can);
+	return ok;
 }
 
 bool vf_ndpat_ports(const struct vf_ndpat *p, unsigned *lo, unsigned *hi)

@@ -1,24 +1,38 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * NodeDesc patterns of opafm.xml <DeviceGroup><NodeDesc>, in the FM's own
- * wildcard dialect (reference/opa-fm.md 1.3.1):
+ * NodeDesc patterns of opafm.xml <DeviceGroup><NodeDesc>, meaning exactly
+ * what the FM makes of them (reference/opa-fm.md 1.3.1): the FM turns a
+ * pattern into a POSIX extended regular expression, matches it once, and
+ * then range-checks the digits each [lo-hi] captured.
  *
  *   - literals: A-Z a-z 0-9 - , = _ . and space; nothing else;
- *   - '*' zero or more, '?' zero or one character of that same class (not
- *     any character); a run of wildcards holding a '*' counts as one
- *     '*', each '?' of a run without one as a '?' (the FM's code;
- *     reference/opa-fm.md 1.3.1 has every run collapse); a wildcard may
- *     not be followed by '[';
- *   - [lo-hi] a run of digits whose value is within lo..hi; bounds written
- *     with leading zeros ask for exactly the width of hi (node[06-10]
- *     matches node06, not node6), otherwise the run may not have a leading
- *     zero (node[1-12] matches node7, not node07); at most 10 ranges, 5
- *     digits a number, lo <= hi, lo no wider than hi;
- *   - :[lo-hi] as the very last token: only ports lo..hi (0..255) of the
- *     matching nodes; no other ':' is allowed;
- *   - at most 64 characters, matched against the whole NodeDesc.
+ *   - '*' zero or more, '?' zero or one character of that class or any
+ *     other white space (the FM's [:space:]); a run of wildcards holding a
+ *     '*' is one '*', a run of '?' stays that many '?'; a wildcard may not
+ *     be followed by '[';
+ *   - the pattern is anchored at its start unless it starts with '*' or is
+ *     only '?'s, and at its end unless it ends with '*': an unanchored end
+ *     lets anything follow, an unanchored start anything precede;
+ *   - [lo-hi] is the WHOLE run of digits there, as the leftmost-longest
+ *     match gives it (earlier wildcards and ranges take as much as they
+ *     can), checked afterwards: "cn[1-16]*" does not match cn17 or cn160.
+ *     A run written with a leading zero, or bounds whose low end has one,
+ *     must be exactly as wide as the low end is written (node[06-10]
+ *     matches node06 and node10, not node6); a bound has at most 5 digits
+ *     after its leading zeros, lo <= hi, lo has no more digits than hi
+ *     and, as wide, as many leading zeros; a pattern may not be one range
+ *     alone;
+ *   - :[lo-hi] as the very last token: only ports lo..hi of the matching
+ *     nodes; no other ':' is allowed.
  *
- * Matching takes time linear in the NodeDesc whatever the pattern.
+ * Refused although the FM takes them, because there its meaning is
+ * undefined (it reads past its own arrays) or an accident: a range that
+ * would be capture group 10 or later of the FM's expression, an
+ * expression over the FM's 1499 characters, an unclosed '[', an empty
+ * pattern, and a pattern of 64 characters (the FM silently keeps 63).
+ *
+ * Matching takes O(tokens x NodeDesc length x digit run) time, never
+ * exponential.
  */
 #ifndef VF_NDPATTERN_H
 #define VF_NDPATTERN_H

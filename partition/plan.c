@@ -592,6 +592,9 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	p->vf_sl = calloc(c->num_vfs + 1, sizeof(*p->vf_sl));
 	if (!p->vf_pkey || !p->vf_sl)
 		goto out;
+	if (vf_dg_resolve(c, f, sm_node, &w.dg) ||
+	    (o->held && vf_assign_recover(c, f, &w.dg, o->held, a, d)))
+		goto out;
 	if (vf_assign(c, a, p->vf_pkey, p->vf_sl, d)) {
 		rc = d->oom ? -ENOMEM : -EINVAL;
 		goto out;
@@ -602,8 +605,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	for (uint32_t port = 0; port < f->num_ports; port++)
 		if (end_port(f, port))
 			w.ends[w.num_ends++] = port;
-	if (init_ends(&w) || vf_dg_resolve(c, f, sm_node, &w.dg) ||
-	    part_of(&w, p, VF_PKEY_DEFAULT, "Default", 0) < 0)
+	if (init_ends(&w) || part_of(&w, p, VF_PKEY_DEFAULT, "Default", 0) < 0)
 		goto out;
 	for (unsigned i = 0; i < c->num_vfs; i++) {
 		if (p->vf_pkey[i] && add_vf(&w, p, i))

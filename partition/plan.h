@@ -31,6 +31,7 @@
 #include "partition/assign.h"
 #include "partition/config.h"
 #include "partition/diag.h"
+#include "partition/recover.h"
 #include "routing/fabric.h"
 
 #define VF_PKEY_DEFAULT 0x7fff
@@ -39,6 +40,8 @@ struct vf_plan_opts {
 	bool allow_both_pkeys;		/* OpenSM's option of that name */
 	bool disconnect_unconfigured;	/* seed 002's global flag */
 	uint32_t sm_port;		/* the SM's port slot, or VF_NONE */
+	/* what the ports hold, to recover P_Keys the cache lacks; or NULL */
+	const struct vf_held_pkeys *held;
 };
 
 struct vf_part_member {

@@ -157,6 +157,7 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 				cl_ntoh64(p->osm->subn.sm_port_guid)),
 	};
 	struct vf_diag d = { 0 };
+	struct vf_held_pkeys held;
 	struct vf_plan plan;
 	char path[4096], assign[4096];
 	int rc;
@@ -167,7 +168,11 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 		vf_assignment_load(&p->assign, assign, &d);
 		p->assign_loaded = true;
 	}
+	vf_partitions_fabric_warnings(p, f, o.sm_port);
+	if (!vf_held_from_subnet(&p->osm->subn, f, &held))
+		o.held = &held;
 	rc = vf_plan_build(p->config, f, &o, &p->assign, &plan, &d);
+	vf_held_pkeys_free(&held);
 	log_diag(&d);
 	vf_diag_free(&d);
 	if (rc) {

@@ -96,6 +96,7 @@ struct vf_plugin {
 	} config_stamp;
 	struct vf_assignment assign;	/* automatic P_Keys/SLs, as cached */
 	bool assign_loaded;
+	uint64_t fabric_warn_sum;	/* of the fabric warnings last logged */
 	char *partitions_file;		/* what partition_config_file points
 					 * to once we generate it */
 	struct vf_plan pkey_plan;	/* written, not yet verified */
@@ -153,6 +154,22 @@ bool vf_node_descs_arrived(struct vf_node_descs *d, struct osm_opensm *osm);
  */
 struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn,
 					struct vf_node_descs *descs);
+
+/*
+ * What the end ports of f hold in their P_Key tables as OpenSM last read
+ * them (partition/recover.h); 0 or -ENOMEM.  Free with
+ * vf_held_pkeys_free().
+ */
+int vf_held_from_subnet(struct osm_subn *subn, const struct vf_fabric *f,
+			struct vf_held_pkeys *h);
+
+/*
+ * Log the warnings only a fabric shows (partition/isolation.h) when they
+ * differ from the last ones logged; sm_port is the SM's port slot or
+ * VF_NONE.
+ */
+void vf_partitions_fabric_warnings(struct vf_plugin *p,
+				   const struct vf_fabric *f, uint32_t sm_port);
 
 /* Register every engine of vf_engines[] with OpenSM; 0 or -errno. */
 int vf_engines_register(struct vf_plugin *p);

@@ -20,6 +20,7 @@
 
 #include "partition/diag.h"
 #include "partition/emit.h"
+#include "partition/isolation.h"
 #include "partition/load.h"
 #include "partition/plan.h"
 #include "partition/qos.h"
@@ -79,30 +80,68 @@ static unsigned enabled_vfs(const struct vf_config *c)
 	return n;
 }
 
+/*
+ * With --topo NET, what only a fabric can show: groups and patterns that
+ * select nothing there, ports a shared P_Key lets reach each other.
+ * Returns how many warnings, or -1 on an error (printed).
+ */
+static int check_on_fabric(const struct vf_config *c, const char *topo)
+{
+	struct vf_err err = { "" };
+	struct vf_diag d = { 0 };
+	struct vf_fabric *f = vf_netfile_load(topo, 0, &err);
+	int n;
+
+	if (!f) {
+		fprintf(stderr, "vfabric: %s\n", err.msg);
+		return -1;
+	}
+	if (vf_warn_fabric(c, f, VF_NONE, &d)) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		vf_fabric_destroy(f);
+		return -1;
+	}
+	for (unsigned i = 0; i < d.n; i++)
+		fprintf(stderr, "warning: %s\n", d.v[i].text);
+	n = (int)d.n;
+	vf_diag_free(&d);
+	vf_fabric_destroy(f);
+	return n;
+}
+
 int vf_cmd_check_config(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "strict", no_argument, NULL, 's' },
+		{ "topo", required_argument, NULL, 't' },
 		{ 0 }
 	};
+	const char *topo = NULL;
 	struct vf_config c;
 	unsigned warnings;
 	bool strict = false;
-	int rc, o;
+	int rc, o, fabric = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "s", opts, NULL)) != -1) {
-		if (o != 's')
+	while ((o = getopt_long(argc, argv, "st:", opts, NULL)) != -1) {
+		if (o == 's')
+			strict = true;
+		else if (o == 't')
+			topo = optarg;
+		else
 			goto usage;
-		strict = true;
 	}
 	if (optind != argc - 1)
 		goto usage;
 	rc = load_report(argv[optind], &c, &warnings);
+	if (!rc && topo)
+		fabric = check_on_fabric(&c, topo);
+	if (fabric < 0)
+		rc = 1;
 	/* --strict: warnings are errors, as the FM's config_check -s */
-	if (strict && warnings) {
+	if (strict && (warnings || fabric > 0)) {
 		fprintf(stderr, "error: %s: %u warnings, and --strict makes them errors\n",
-			argv[optind], warnings);
+			argv[optind], warnings + (fabric > 0 ? fabric : 0));
 		rc = 1;
 	}
 	printf("%s: %s: %u applications, %u device groups, %u QoS groups, %u virtual fabrics (%u enabled)",
@@ -113,12 +152,14 @@ int vf_cmd_check_config(int argc, char **argv)
 		printf(", %u virtual Ethernet switches", c.em.num_vesws);
 	if (warnings)
 		printf(", %u warnings", warnings);
+	if (topo && fabric >= 0)
+		printf("; on %s: %d warnings", topo, fabric);
 	printf("\n");
 	vf_config_free(&c);
 	return rc ? 1 : 0;
 usage:
 	fprintf(stderr,
-		"usage: vfabric check [--strict] FILE\nTry 'vfabric --help'.\n");
+		"usage: vfabric check [--strict] FILE [--topo NET]\nTry 'vfabric --help'.\n");
 	return 2;
 }
 
@@ -421,6 +462,12 @@ int vf_cmd_resolve(int argc, char **argv)
 	}
 	if (assign)
 		vf_assignment_load(&a, assign, &d);
+	if (vf_warn_fabric(&c, f, po.sm_port == VF_NONE ? VF_NONE :
+			   f->ports[po.sm_port].node, &d)) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		rc = 1;
+		goto out;
+	}
 	rc = vf_plan_build(&c, f, &po, &a, &plan, &d);
 	for (unsigned i = 0; i < d.n; i++)
 		fprintf(stderr, "%s: %s\n", d.v[i].level == VF_DIAG_ERROR ?

@@ -83,12 +83,9 @@ def compare(conf, net, sm):
     return bad
 
 
-# The C NodeDesc matcher (partition/ndpattern.c) still differs from the
-# FM on a range followed by a wildcard and on ranges without zero padding
-# (issue 14, point 4: another branch fixes it).  Set to None
-# once that is merged: a pass while this is set is an XPASS, which fails
-# `make check`, so it cannot be forgotten.
-PATTERN_TODO = "issue 14 point 4: ndpattern.c differs from the FM"
+# A TAP TODO for the harder NodeDesc forms while the C matcher differed
+# from the FM (issue 14, point 4, now fixed): None, so they must pass.
+PATTERN_TODO = None
 
 
 def run(tap, work, first, files, label, todo=None, **gen):

@@ -55,14 +55,30 @@ def fabric(rnd, max_hosts=None, unpadded=False):
     return fab
 
 
+def _fm_bounds_ok(lo, hi):
+    """Would the FM's processBracketSyntax take [lo-hi] as written?"""
+    def split(s):
+        zeros = len(s) - len(s.lstrip("0"))
+        digits = len(s) - zeros
+        return (0, 1) if digits == 0 and zeros == 1 else (zeros, digits)
+    (z1, d1), (z2, d2) = split(lo), split(hi)
+    return (0 < d1 <= d2 <= 5 and not (d1 == d2 and z1 != z2) and
+            int(lo) <= int(hi))
+
+
 def _fm_pattern(rnd):
     """The FM's harder forms: ranges without zero padding (the FM captures
     the whole digit run and range-checks it; leading zeros must be
     written), a range followed by a wildcard, runs of '?'."""
     lo = rnd.randint(0, 20)
     hi = rnd.randint(lo, 170)
+    # zero-padded bounds the FM takes (processBracketSyntax refuses
+    # cn[19-094], cn[08-008] and cn[00-14]): the first valid of these
+    padded = next(f"cn[{a}-{b}]*" for a, b in (
+        (f"{lo:02d}", f"{hi:03d}"), (f"{lo:03d}", f"{hi:03d}"),
+        (str(lo), str(hi))) if _fm_bounds_ok(a, b))
     return rnd.choice([f"cn[{lo}-{hi}]*", f"cn[{lo}-{hi}]?",
-                       f"cn[{lo}-{hi}] HCA-1", f"cn[{lo:02d}-{hi:03d}]*",
+                       f"cn[{lo}-{hi}] HCA-1", padded,
                        "cn?? HCA-1", "cn??? HCA-1", "cn?* HCA-1",
                        f"cn[{lo}-{hi}]x*"])
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * NodeDesc patterns in the FM's dialect: literals, wildcards over the
+ * NodeDesc patterns in the FM's dialect (t-ndfm compares with a model of
+ * the FM at random): literals, wildcards over the
  * literal class, anchoring, numeric ranges with and without zero padding,
  * port ranges, every rejection with its column, linear-time matching and
  * a sweep over short hostile patterns.
@@ -87,7 +88,9 @@ static void test_wildcards(void)
 {
 	check("cn*", "cn", 1);
 	check("cn*", "cn01 HCA-1", 1);
-	check("cn*", "cn01/x", 0);
+	/* an open end lets anything follow, an open start precede (FM) */
+	check("cn*", "cn01/x", 1);
+	check("*x", "a/b#x", 1);
 	check("cn*", "xcn01", 0);
 	check("*HCA-1", "cn01 HCA-1", 1);
 	check("*HCA-1", "cn01 HCA-2", 0);
@@ -95,7 +98,8 @@ static void test_wildcards(void)
 	check("cn*HCA", "cn01 HCA-1", 0);
 	check("*", "", 1);
 	check("*", "any thing-1", 1);
-	check("*", "a/b", 0);
+	check("*", "a/b", 1);
+	check("*a", "a/b", 0);
 	check("*1*", "cn01 HCA", 1);
 	check("*1*", "cn02 HCA", 0);
 	check("cn0?", "cn0", 1);
@@ -108,12 +112,14 @@ static void test_wildcards(void)
 	check("cn?*", "cn0042", 1);
 	check("cn*?", "cn0042", 1);
 	check("??*x", "abcdx", 1);
-	/* the FM's convertWildcardedString: each '?' of a run without a
-	 * '*' is one optional character (issue 14: found by the oracle) */
+	/* as the FM: a run of '?' is that many '?' unless it reaches a '*' */
 	check("cn??", "cn1", 1);
 	check("cn??", "cn12", 1);
 	check("cn??", "cn123", 0);
 	check("cn?*?", "cn123", 1);
+	check("cn?", "cn\t", 1);	/* the FM's class holds [:space:] */
+	check("cn ", "cn\t", 0);
+	check("?", "any/thing", 1);	/* only '?'s: no start anchor */
 }
 
 static void test_ranges(void)
@@ -134,18 +140,29 @@ static void test_ranges(void)
 	check("node[1-12]", "node", 0);
 	check("node[0-12]", "node0", 1);
 	check("node[0-12]", "node00", 0);
-	check("n[6-010]", "n007", 1);
-	check("n[6-010]", "n7", 0);
-	check("n[00000-99999]", "n00042", 1);
+	/* the FM pads to lo's width, and only when lo or the run is padded */
+	check("n[6-010]", "n007", 0);
+	check("n[6-010]", "n7", 1);
+	check("n[6-010]", "n10", 1);
+	check("n[01-100]", "n100", 0);
+	check("n[01-100]", "n99", 1);
+	check("n[01-100]", "n01", 1);
+	check("n[006-10]", "n010", 1);
+	check("n[006-10]", "n10", 0);
+	check("n[0-99999]", "n42", 1);
 	check("r[1-4]c[01-16] HFI", "r3c07 HFI", 1);
 	check("r[1-4]c[01-16] HFI", "r3c7 HFI", 0);
 	check("r[1-4]c[01-16] HFI", "r5c07 HFI", 0);
 	check("r[1-4]c[01-16] HFI", "r3c17 HFI", 0);
-	check("[1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2]",
-	      "1212121212", 1);
+	check("[1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2]",
+	      "111111111", 1);
+	check("[1-2]x", "1x", 1);
 }
 
-/* Splits a greedy digit run would miss: all must be tried. */
+/*
+ * The FM splits once, by the leftmost-longest rule, and then checks the
+ * ranges: a range takes the whole digit run it can (issue 14, point 4).
+ */
 static void test_backtracking(void)
 {
 	check("r[1-3]0", "r10", 1);
@@ -157,10 +174,15 @@ static void test_backtracking(void)
 	check("a[1-20]b", "a20b", 1);
 	check("a[1-20]b", "a21b", 0);
 	check("a[1-20]b", "a0b", 0);
-	check("n[1-5][10-20]", "n512", 1);
-	check("n[1-5][10-20]", "n115", 1);
+	check("n[1-5][10-20]", "n512", 0);	/* 51 and 2 */
+	check("n[1-5][10-20]", "n115", 0);	/* 11 and 5 */
 	check("n[1-5][10-20]", "n521", 0);
-	check("cn[1-9]*", "cn12", 1);
+	check("cn[1-9]*", "cn12", 0);
+	check("cn[1-16]*", "cn17", 0);
+	check("cn[1-16]*", "cn160", 0);
+	check("cn[1-16]*", "cn16-hfi1", 1);
+	check("cn[1-2]?", "cn17", 0);
+	check("cn[1-2]?", "cn2a", 1);
 	check("n[1-3]*5", "n35", 1);
 	check("n[1-3]*5", "n3x5", 1);
 	check("n[1-3]*5", "n4x5", 0);
@@ -187,6 +209,14 @@ static void test_ports(void)
 	   lo == 0 && hi == 255, "sw*:[0-255] matches sw07, ports 0..255");
 	vf_ndpat_free(p);
 
+	/* as the FM: no cap on port numbers, and ':[a-b]' alone is "^$" */
+	OK(!vf_ndpat_compile("sw1:[2-256]", &p, err, sizeof(err)) &&
+	   vf_ndpat_ports(p, &lo, &hi) && lo == 2 && hi == 256,
+	   "sw1:[2-256] is ports 2..256");
+	vf_ndpat_free(p);
+	check(":[1-2]", "", 1);
+	check(":[1-2]", "a", 0);
+
 	lo = hi = 77;
 	OK(!vf_ndpat_compile("sw1", &p, err, sizeof(err)) &&
 	   !vf_ndpat_ports(p, &lo, &hi) && lo == 77 && hi == 77,
@@ -209,12 +239,17 @@ static void test_invalid(void)
 	bad("n]", 2, "']' is not allowed");
 	bad("cn*[1-4]", 4, "wildcard '*'");
 	bad("cn?[1-4]", 4, "wildcard '?'");
-	bad("[1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2]", 51,
-	    "more than 10");
+	bad("[1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2][1-2]", 46,
+	    "capture group 10");
+	bad("a*b*c*d*e*f[1-2]", 12, "capture group 11");
+	check("a*b*c*d*e[1-2]", "abcde2", 1);
+	bad("[1-2]", 1, "range alone");
+	bad("n[00-5]", 3, "zeros only");
+	bad("n[01-5]", 3, "as many leading zeros");
 	bad("n[123456-999999]", 3, "more than 5 digits");
 	bad("n[1-123456]", 5, "more than 5 digits");
 	bad("n[5-3]", 3, "above");
-	bad("n[006-10]", 3, "more digits");
+	bad("n[10-1]", 3, "more digits");
 	bad("n[-3]", 3, "expected the low end");
 	bad("n[1+3]", 4, "expected '-'");
 	bad("n[1-3", 6, "expected ']'");
@@ -223,18 +258,15 @@ static void test_invalid(void)
 	bad("sw1:[2-4]:[1-2]", 10, "nothing may follow");
 	bad("sw1:4", 4, "':'");
 	bad("sw:1:[2-4]", 3, "':'");
-	bad(":[1-2]", 1, "needs a NodeDesc pattern");
-	bad("sw1:[2-256]", 8, "port 256 is above 255");
-	bad("sw1:[300-400]", 6, "port 300 is above 255");
-	bad("sw1:[4-2]", 6, "low port 4 is above high port 2");
+	bad("sw1:[4-2]", 6, "low end 4 is above its high end 2");
 	memset(longpat, 'a', 65);
-	longpat[65] = '\0';
-	bad(longpat, 65, "longer than 64");
+	longpat[64] = '\0';
+	bad(longpat, 64, "longer than 63");
 	bad("", 1, "empty");
 	bad(NULL, 1, "empty");
 
-	longpat[64] = '\0';
-	OK(match(longpat, longpat) == 1, "a 64-character pattern is fine");
+	longpat[63] = '\0';
+	OK(match(longpat, longpat) == 1, "a 63-character pattern is fine");
 
 	OK(vf_ndpat_compile("node/x", &p, tiny, sizeof(tiny)) == -EINVAL &&
 	   strlen(tiny) == sizeof(tiny) - 1, "a short buffer is truncated");
