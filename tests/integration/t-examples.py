@@ -8,7 +8,9 @@ every switch port facing one, the P_Key table read back with smpquery must
 hold exactly what `vfabric resolve` computes from the same file on the
 discovered fabric, and what the example promises (checked here on its
 own: the default ones give every host the full default P_Key, as stock
-OpenSM; the tenants never share a P_Key both are full members of).
+OpenSM; the tenants never share a P_Key both are full members of).  Then
+the tenants example with its Admin VF Standby and cn0011-cn0013 in no VF:
+the written Admin VF keeps them limited members of 0x7fff.
 """
 
 import json
