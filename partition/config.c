@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "partition/config.h"
+#include "partition/fmmgmt.h"
 #include "partition/isolation.h"
+#include "partition/mcfit.h"
 #include "partition/ndpattern.h"
 
 void vf_config_init(struct vf_config *c)
@@ -695,7 +697,8 @@ static void check_qos_style(const struct vf_config *c, struct vf_diag *d)
  * Two enabled VFs with the same explicit P_Key must agree on Security:
  * one P_Key cannot both isolate limited members and not.  (The FM only
  * warns and means to upgrade the insecure one, which in practice does not
- * happen: reference/opa-fm.md 1.5.  A clear error is safer.)
+ * happen: reference/opa-fm.md 1.5.  A clear error is safer.)  When one of
+ * them is Standby, nothing is programmed with both: a warning, as the FM.
  */
 static void check_pkeys(const struct vf_config *c, struct vf_diag *d)
 {
@@ -704,18 +707,21 @@ static void check_pkeys(const struct vf_config *c, struct vf_diag *d)
 
 		for (unsigned j = 0; j < i && a->enable && a->pkey >= 0; j++) {
 			const struct vf_cfg_vf *b = &c->vfs[j];
-
+			bool standby = a->standby || b->standby;
 			char la[96], lb[96];
 
 			if (b->enable && b->pkey == a->pkey &&
 			    b->security != a->security)
-				vf_diag_add(d, VF_DIAG_ERROR, &a->at,
-					    "%s: PKey 0x%04x collides with %s (%s:%u), which has Security %d",
+				vf_diag_add(d, standby ? VF_DIAG_WARN :
+						       VF_DIAG_ERROR, &a->at,
+					    "%s: PKey 0x%04x collides with %s (%s:%u), which has Security %d%s",
 					    vf_config_vf_label(a, la, sizeof(la)),
 					    a->pkey,
 					    vf_config_vf_label(b, lb, sizeof(lb)),
 					    b->at.file, b->at.line,
-					    b->security);
+					    b->security, standby ?
+					    " (one of them is Standby: the FM warns; an error once both are active)" :
+					    "");
 		}
 	}
 }
@@ -756,13 +762,11 @@ static bool shares_qos_with_earlier(const struct vf_config *c, unsigned i)
 
 /*
  * Explicit SLs are unique across QoS settings (a BaseSL or MulticastSL
- * used twice would mix two VFs' traffic), and explicit bandwidth shares of
- * the enabled, non-high-priority ones sum to at most 100%.
+ * used twice would mix two VFs' traffic).
  */
 static void check_qos(const struct vf_config *c, struct vf_diag *d)
 {
 	const struct vf_cfg_vf *sl_owner[16] = { 0 };
-	unsigned bandwidth = 0;
 
 	for (unsigned i = 0; i < c->num_vfs; i++) {
 		const struct vf_cfg_vf *v = &c->vfs[i];
@@ -798,32 +802,121 @@ static void check_qos(const struct vf_config *c, struct vf_diag *d)
 				    "%s: SL %d already in use by %s", owner,
 				    sls[s], other);
 		}
-		if (!q->high_priority)
-			bandwidth += q->bandwidth;
-		if (bandwidth > 100) {
-			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
-				    "%s: Bandwidth of the enabled virtual fabrics adds up to %u%%, over 100%%",
-				    owner, bandwidth);
-			bandwidth = 0;	/* report once per excess */
-		}
 	}
 }
 
+/*
+ * The FM's parse-time warnings of QoS settings it ignores (fm_xml.c
+ * validateQosSettings and the VF parser): settings of a VF whose QoS is
+ * off, and a Bandwidth next to HighPriority.  Warnings, as in the FM, so
+ * that --strict refuses what its config_check -s refuses.  The sums of
+ * Bandwidth are checked once, by vf_qos_check() (partition/qos.c), which
+ * leaves out Standby VFs as the FM does.
+ */
+static void check_ignored_qos(const struct vf_config *c, struct vf_diag *d)
+{
+	for (unsigned i = 0; i < c->num_vfs; i++) {
+		const struct vf_cfg_vf *v = &c->vfs[i];
+		const struct vf_qos *q = &v->qos;
+		char owner[96];
+
+		if (!v->enable || v->from_partitions_conf || v->qos_group)
+			continue;
+		vf_config_vf_label(v, owner, sizeof(owner));
+		if (!q->enable) {
+			const struct {
+				bool set;
+				const char *el;
+			} ign[] = {
+				{ q->bandwidth > 0, "Bandwidth" },
+				{ q->base_sl >= 0, "BaseSL" },
+				{ q->mcast_sl >= 0, "MulticastSL" },
+				{ q->high_priority, "HighPriority" },
+				{ q->pkt_lifetime_mult > 0, "PktLifeTimeMult" },
+				{ q->hoq_life >= 0, "HoqLife" },
+			};
+
+			for (size_t k = 0; k < sizeof(ign) / sizeof(ign[0]); k++)
+				if (ign[k].set)
+					vf_diag_add(d, VF_DIAG_WARN, &v->at,
+						    "%s: <%s> without <QOS>1</QOS> is ignored (the FM: \"QOS disabled, ignoring %s setting\")",
+						    owner, ign[k].el, ign[k].el);
+			continue;
+		}
+		if (q->high_priority && q->bandwidth)
+			vf_diag_add(d, VF_DIAG_WARN, &v->at,
+				    "%s: <Bandwidth> %u%% is ignored with <HighPriority>1</HighPriority> (the FM: \"QOS High Priority, ignoring Bandwidth setting\")",
+				    owner, q->bandwidth);
+	}
+	for (unsigned i = 0; i < c->num_qos_groups; i++) {
+		const struct vf_qos_group *g = &c->qos_groups[i];
+
+		if (g->qos.enable && g->qos.high_priority && g->qos.bandwidth)
+			vf_diag_add(d, VF_DIAG_WARN, &g->at,
+				    "QOSGroup '%s': <Bandwidth> %u%% is ignored with <HighPriority>1</HighPriority> (the FM: \"QOS High Priority, ignoring Bandwidth setting\")",
+				    g->name, g->qos.bandwidth);
+	}
+}
+
+/* The same MGID earlier in group i or in an earlier group of its VF. */
+static const struct vf_mcgroup *dup_mgid(const struct vf_config *c,
+					 unsigned i, unsigned m)
+{
+	const struct vf_mcgroup *g = &c->mcgroups[i];
+	const struct vf_mgid *x = &g->mgids[m];
+
+	for (unsigned j = 0; j <= i; j++) {
+		const struct vf_mcgroup *o = &c->mcgroups[j];
+		unsigned end = j == i ? m : o->num_mgids;
+
+		if (strcmp(o->vf, g->vf))
+			continue;
+		for (unsigned k = 0; k < end; k++)
+			if (o->mgids[k].hi == x->hi && o->mgids[k].lo == x->lo)
+				return o;
+	}
+	return NULL;
+}
+
+/*
+ * Each group names an existing VF and MGIDs; an MGID twice in one VF is
+ * an error (the FM refuses the file); a group the FM would disable at SM
+ * start (mcfit.c) is a warning and is not created (plan.c).  What depends
+ * on an automatic P_Key or SL is judged at plan time.
+ */
 static void check_mcgroups(const struct vf_config *c, struct vf_diag *d)
 {
 	for (unsigned i = 0; i < c->num_mcgroups; i++) {
 		const struct vf_mcgroup *g = &c->mcgroups[i];
-		bool found = false;
+		const struct vf_cfg_vf *v = NULL;
+		char why[256];
 
-		for (unsigned j = 0; j < c->num_vfs && !found; j++)
-			found = !strcmp(c->vfs[j].name, g->vf);
-		if (!found)
+		for (unsigned j = 0; j < c->num_vfs && !v; j++)
+			if (!strcmp(c->vfs[j].name, g->vf))
+				v = &c->vfs[j];
+		if (!v)
 			vf_diag_add(d, VF_DIAG_ERROR, &g->at,
 				    "MulticastGroup: unknown VirtualFabric '%s'",
 				    g->vf);
 		if (!g->num_mgids)
 			vf_diag_add(d, VF_DIAG_ERROR, &g->at,
 				    "MulticastGroup of '%s': no MGID", g->vf);
+		for (unsigned m = 0; m < g->num_mgids; m++) {
+			const struct vf_mcgroup *o = dup_mgid(c, i, m);
+
+			if (o)
+				vf_diag_add(d, VF_DIAG_ERROR, &g->at,
+					    "MulticastGroup of '%s': MGID 0x%016llx:0x%016llx given twice for the VirtualFabric (also at %s:%u); the FM refuses this",
+					    g->vf,
+					    (unsigned long long)g->mgids[m].hi,
+					    (unsigned long long)g->mgids[m].lo,
+					    o->at.file, o->at.line);
+		}
+		if (v && v->enable &&
+		    vf_mcgroup_unfit(c, g, v, v->pkey, -1, why, sizeof(why)))
+			vf_diag_add(d, VF_DIAG_WARN, &g->at,
+				    "MulticastGroup of '%s': %s; the FM disables such a group, and it is not created",
+				    g->vf, why);
 	}
 }
 
@@ -891,6 +984,8 @@ unsigned vf_config_validate(const struct vf_config *c, struct vf_diag *d)
 	check_pkeys(c, d);
 	vf_warn_shared_pkeys(c, d);	/* partition/isolation.h */
 	check_qos(c, d);
+	check_ignored_qos(c, d);
+	vf_config_check_mgmt(c, d);
 	check_routing(c, d);
 	check_mcgroups(c, d);
 	vf_em_validate(c, d);

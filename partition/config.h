@@ -198,7 +198,7 @@ struct vf_cfg_vf {
 /*
  * A multicast group created with a VF's partition (<Sm><Multicast>
  * <MulticastGroup> in opafm.xml): its MGIDs and, where set, MTU (bytes),
- * rate (IB code), SL and Q_Key.
+ * rate (IB code), SL, P_Key and Q_Key.
  */
 struct vf_mcgroup {
 	struct vf_where at;
@@ -207,6 +207,7 @@ struct vf_mcgroup {
 	unsigned num_mgids;
 	unsigned mtu, rate;		/* 0 unset */
 	int sl;				/* -1 unset */
+	int pkey;			/* <PKey>, -1 unset */
 	uint32_t qkey;			/* 0 unset */
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "partition/dgresolve.h"
+#include "partition/fmmgmt.h"
 #include "partition/isolation.h"
 #include "partition/ndpattern.h"
 
@@ -262,8 +263,11 @@ static void empty_groups(const struct vf_config *c, const struct vf_fabric *f,
 					    vf_ndpat_text(dg->descs[i]));
 		if (!dg->synthesized && group_empty(m, g))
 			vf_diag_add(d, VF_DIAG_WARN, &dg->at,
-				    "DeviceGroup '%s' selects no port on this fabric: VirtualFabric '%s' gets no member from it, and the hosts it was meant for, in no other VirtualFabric, stay full members of the default partition",
-				    dg->name, vf);
+				    "DeviceGroup '%s' selects no port on this fabric: VirtualFabric '%s' gets no member from it, and the hosts it was meant for, in no other VirtualFabric, stay %s members of the default partition",
+				    dg->name, vf,
+				    /* a VF on 0x7fff: limited (plan.c) */
+				    vf_config_declares_admin(c, NULL) ?
+				    "limited" : "full");
 	}
 }
 

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "partition/dgresolve.h"
+#include "partition/fmmgmt.h"
+#include "partition/mcfit.h"
 #include "partition/plan.h"
 #include "partition/query.h"
 
@@ -128,6 +130,7 @@ struct plan_work {
 	bool *sriov;			/* [num_ends]: has alias GUIDs */
 	int *idx0;			/* [num_ends]: partition at index 0,
 					 * -1 none (set_index0) */
+	struct vf_diag *d;
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -285,6 +288,27 @@ static unsigned lower(unsigned a, unsigned b)
 	return !a ? b : !b ? a : a < b ? a : b;
 }
 
+/*
+ * Would the FM create group g in VF i (mcfit.c)?  A group it disables is
+ * left out.  What the file alone shows was reported by the validation;
+ * what only the assigned P_Key or SL shows is reported here.
+ */
+static bool mcgroup_fits(struct plan_work *w, const struct vf_plan *p,
+			 unsigned i, const struct vf_mcgroup *g)
+{
+	const struct vf_cfg_vf *v = &w->c->vfs[i];
+	char why[256], seen[256];
+
+	if (!vf_mcgroup_unfit(w->c, g, v, p->vf_pkey[i], p->vf_sl[i], why,
+			      sizeof(why)))
+		return true;
+	if (!vf_mcgroup_unfit(w->c, g, v, v->pkey, -1, seen, sizeof(seen)))
+		vf_diag_add(w->d, VF_DIAG_WARN, &g->at,
+			    "MulticastGroup of '%s': %s; the FM disables such a group, and it is not created",
+			    g->vf, why);
+	return false;
+}
+
 static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 {
 	const struct vf_cfg_vf *v = &w->c->vfs[i];
@@ -303,13 +327,16 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 	for (unsigned l = 0; l < v->mgid_lines.n; l++)
 		if (vf_names_add(&part->mgid_lines, v->mgid_lines.v[l]))
 			return -ENOMEM;
-	for (unsigned g = 0; g < w->c->num_mcgroups; g++)
-		for (unsigned m = 0; !strcmp(w->c->mcgroups[g].vf, v->name) &&
-		     m < w->c->mcgroups[g].num_mgids; m++)
+	for (unsigned g = 0; g < w->c->num_mcgroups; g++) {
+		if (strcmp(w->c->mcgroups[g].vf, v->name) ||
+		    !mcgroup_fits(w, p, i, &w->c->mcgroups[g]))
+			continue;
+		for (unsigned m = 0; m < w->c->mcgroups[g].num_mgids; m++)
 			if (mcgroup_line(&w->c->mcgroups[g],
 					 &w->c->mcgroups[g].mgids[m],
 					 &part->mgid_lines))
 				return -ENOMEM;
+	}
 	part->mtu = lower(part->mtu, vf_mtu_code(v->max_mtu));
 	part->rate = lower(part->rate, v->max_rate);
 	if (part->sl < 0)
@@ -671,7 +698,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 		  const struct vf_plan_opts *o, struct vf_assignment *a,
 		  struct vf_plan *p, struct vf_diag *d)
 {
-	struct plan_work w = { .c = c, .f = f, .o = o };
+	struct plan_work w = { .c = c, .f = f, .o = o, .d = d };
 	uint32_t sm_node = o->sm_port == VF_NONE ? VF_NONE :
 			   f->ports[o->sm_port].node;
 	bool own_default = false;
@@ -711,6 +738,12 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 			goto out;
 		own_default |= p->vf_pkey[i] == VF_PKEY_DEFAULT;
 	}
+	/*
+	 * An XML file that writes an Admin VF (0x7fff) keeps its meaning when
+	 * that VF is disabled or Standby: unconfigured hosts stay limited
+	 * members, never silently full (fail closed; fmmgmt.c warns).
+	 */
+	own_default |= vf_config_declares_admin(c, NULL);
 	/* as stock OpenSM's default partition, unless a VF defines it (a
 	 * partitions.conf: only its Default line decides, as in OpenSM) */
 	if (!own_default && !c->stock_defaults)

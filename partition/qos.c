@@ -138,11 +138,18 @@ static bool targets(struct vf_qos_prog *q, unsigned *t, struct vf_diag *d)
 					      "%s'%s' %u%%", n ? ", " : "",
 					      c->name, c->bw_asked);
 		}
-		vf_diag_add(d, VF_DIAG_ERROR, at,
-			    "QoS: explicit Bandwidth adds up to %u%% (%s); need %u%% available bandwidth for %s%u QoS groups without Bandwidth",
-			    explicit, who, need,
-			    nonqos ? "the virtual fabrics without QoS (5%) and " :
-				     "", unset_qos);
+		/* Standby VFs have no SL here (assign.c): not counted, as
+		 * in the FM */
+		if (explicit > 100)
+			vf_diag_add(d, VF_DIAG_ERROR, at,
+				    "QoS: explicit Bandwidth of the active virtual fabrics adds up to %u%% (%s), over 100%%",
+				    explicit, who);
+		else
+			vf_diag_add(d, VF_DIAG_ERROR, at,
+				    "QoS: explicit Bandwidth adds up to %u%% (%s); need %u%% available bandwidth for %s%u QoS groups without Bandwidth",
+				    explicit, who, need,
+				    nonqos ? "the virtual fabrics without QoS (5%) and " :
+					     "", unset_qos);
 		return false;
 	}
 	rest = 100 - explicit;

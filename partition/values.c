@@ -146,11 +146,15 @@ int vf_parse_pkey(const char *s, int *out, const char **why)
 {
 	uint64_t v;
 
-	if (vf_parse_hex64(s, &v, why) || v > 0xffff || !(v & 0x7fff)) {
-		*why = "a P_Key 0x0001-0x7fff";
+	/* the FM's PKeyParserEnd: bit 15 (membership) is not written here,
+	 * Security and Member/LimitedMember decide it */
+	if (vf_parse_hex64(s, &v, why) || !v || v > 0x7fff) {
+		*why = v > 0x7fff && v <= 0xffff ?
+		       "a P_Key 0x0001-0x7fff (as the FM: the membership bit 0x8000 is not written; Member and LimitedMember decide it)" :
+		       "a P_Key 0x0001-0x7fff";
 		return -EINVAL;
 	}
-	*out = (int)(v & 0x7fff);
+	*out = (int)v;
 	return 0;
 }
 

@@ -22,7 +22,7 @@ int vf_parse_sid_rule(const char *s, enum vf_match_kind kind,
 		      struct vf_sid_rule *out, const char **why);
 int vf_parse_mgid_rule(const char *s, enum vf_match_kind kind,
 		       struct vf_mgid_rule *out, const char **why);
-/* P_Key, 15 bits (a written full-member bit is dropped); 0x0001-0x7fff */
+/* P_Key 0x0001-0x7fff, as the FM (a value with bit 15 set is an error) */
 int vf_parse_pkey(const char *s, int *out, const char **why);
 /*
  * MTU in bytes (256-4096) or Unlimited (0).  Returns 1 for an Omni-Path

@@ -554,7 +554,7 @@ static int load_mcgroup(struct xml_load *x, const xmlNode *mg)
 		return -ENOMEM;
 	c->mcgroups = grown;
 	g = &c->mcgroups[c->num_mcgroups++];
-	*g = (struct vf_mcgroup){ .at = where(x, mg), .sl = -1 };
+	*g = (struct vf_mcgroup){ .at = where(x, mg), .sl = -1, .pkey = -1 };
 	for (const xmlNode *n = mg->children; n; n = n->next) {
 		const char *v, *why = "";
 		struct vf_mgid_rule r;
@@ -591,6 +591,11 @@ static int load_mcgroup(struct xml_load *x, const xmlNode *mg)
 		} else if (is(n, "SL")) {
 			rc = vf_parse_int(v, 0, 15, &l, &why);
 			g->sl = rc ? -1 : (int)l;
+		} else if (is(n, "PKey")) {
+			/* checked against the VF's (mcfit.c), as the FM */
+			rc = vf_parse_pkey(v, &g->pkey, &why);
+			if (rc)
+				g->pkey = -1;
 		} else if (is(n, "QKey")) {
 			uint64_t q;
 

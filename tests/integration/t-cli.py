@@ -228,7 +228,7 @@ def check_strict_empty_bom(tap, tmp):
     with open(bom, "wb") as fh:
         fh.write(b"\xef\xbb\xbf" + tenants.encode())
     res = vftest.vfabric("check", bom)
-    tap.ok(res.returncode == 0 and ": ok: 9 applications" in res.stdout,
+    tap.ok(res.returncode == 0 and ": ok: 10 applications" in res.stdout,
            "check: XML with a UTF-8 byte-order mark is read as XML",
            res.stdout + res.stderr)
     bw = os.path.join(tmp, "bw.xml")
@@ -240,6 +240,50 @@ def check_strict_empty_bom(tap, tmp):
     tap.ok(res.returncode == 1 and "need 5% available bandwidth" in
            res.stderr, "check: refuses Bandwidth that leaves no 5% for "
            "the VFs without QoS (as a sweep would)", res.stdout + res.stderr)
+
+
+def fm_rules(tap, tmp):
+    """vfabric check on what the FM refuses or warns about (the audit of
+    issue 14: F2, F5, F8): warnings that --strict makes errors, as the
+    FM's config_check -s; the P_Key and duplicate-MGID errors."""
+    with open(os.path.join(vftest.TOP_SRCDIR, "conf",
+                           "vfabric-tenants.xml")) as fh:
+        tenants = fh.read()
+    admin = "<Name>Admin</Name>\n        <Enable>1</Enable>"
+    vf_a = "<VirtualFabric>\n        <Name>Compute_A</Name>"
+    assert tenants.count(vf_a) == 1 and tenants.count(admin) == 1
+    start = tenants.index("<!-- the FM's Admin VF")
+    end = tenants.index("</VirtualFabric>", start) + len("</VirtualFabric>")
+    no_admin = tenants[:start] + tenants[end:]
+    cases = [
+        ("admin-standby", tenants.replace(admin, admin + "<Standby>1</Standby>"),
+         "VirtualFabric 'Admin': on P_Key 0x7fff but Standby", 0),
+        ("admin-disabled", tenants.replace(
+            admin, "<Name>Admin</Name>\n        <Enable>0</Enable>"),
+         "VirtualFabric 'Admin': on P_Key 0x7fff but disabled", 0),
+        ("no-admin", no_admin,
+         "the default partition follows stock OpenSM", 0),
+        ("qos-off-bandwidth", tenants.replace(
+            vf_a, vf_a + "<Bandwidth>50%</Bandwidth>"),
+         "VirtualFabric 'Compute_A': <Bandwidth> without <QOS>1</QOS> is "
+         "ignored", 0),
+        ("pkey-bit15", tenants.replace(
+            vf_a, vf_a + "<PKey>0x8010</PKey>"),
+         "VirtualFabric 'Compute_A': <PKey> '0x8010' is not a P_Key "
+         "0x0001-0x7fff", 1),
+    ]
+    for name, text, says, rc in cases:
+        path = os.path.join(tmp, name + ".xml")
+        with open(path, "w") as fh:
+            fh.write(text)
+        res = vftest.vfabric("check", path)
+        strict = vftest.vfabric("check", "--strict", path)
+        line = [ln for ln in res.stderr.splitlines() if says in ln]
+        tap.ok(res.returncode == rc and line and
+               line[0].startswith(("warning: " if not rc else "error: ") +
+                                  path + ":") and strict.returncode == 1,
+               f"check {name}: {'an error' if rc else 'a warning'} with "
+               f"file and line; --strict exits 1", res.stderr)
 
 
 def config_commands(tap, tmp):
@@ -260,6 +304,7 @@ def config_commands(tap, tmp):
            "check: an error names file, line and object; exit 1",
            res.stderr)
     check_strict_empty_bom(tap, tmp)
+    fm_rules(tap, tmp)
     net = os.path.join(tmp, "ft.net")
     topogen.fattree2(leaves=2, spines=1, hosts=2).write(net)
     conf = os.path.join(tmp, "alias.conf")
@@ -326,10 +371,13 @@ def class_metrics(tap, tmp):
            "--config keeps the route report's fields", res.stderr)
     # 6 hosts in Compute_A, 8 in Compute_B; Services: 2 full (storage),
     # the 14 hosts limited: 2 x 2 x 14 + 2 x 1
-    tap.ok({k: c.get("pairs") for k, c in cls.items()} ==
+    # the example's Admin VF (0x7fff) is management: no pairs of its own
+    tenant = {k: c for k, c in cls.items() if not c.get("management")}
+    tap.ok({k: c.get("pairs") for k, c in tenant.items()} ==
            {"Compute_A": 30, "Compute_B": 56, "Services": 58} and
+           cls.get("Admin", {}).get("management") is True and
            part.get("all", {}).get("pairs") == 144 and
-           all(c.get("unreachable") == 0 for c in cls.values()),
+           all(c.get("unreachable") == 0 for c in tenant.values()),
            "per-VF pairs: full with all, limited only with full ones; all "
            "VFs together count each pair once", json.dumps(part))
     shared = part.get("shared", [])

@@ -8,7 +8,9 @@ every switch port facing one, the P_Key table read back with smpquery must
 hold exactly what `vfabric resolve` computes from the same file on the
 discovered fabric, and what the example promises (checked here on its
 own: the default ones give every host the full default P_Key, as stock
-OpenSM; the tenants never share a P_Key both are full members of).
+OpenSM; the tenants never share a P_Key both are full members of).  Then
+the tenants example with its Admin VF Standby and cn0011-cn0013 in no VF:
+the written Admin VF keeps them limited members of 0x7fff.
 """
 
 import json
@@ -81,9 +83,9 @@ def promises(name, tables, sm_host):
     return bad[:5]
 
 
-def run(tap, work, net, name):
-    conf = os.path.join(vftest.TOP_SRCDIR, "conf", name)
-    label = name[len("vfabric-"):-len(".xml")]
+def run(tap, work, net, name, conf=None, label=None):
+    conf = conf or os.path.join(vftest.TOP_SRCDIR, "conf", name)
+    label = label or name[len("vfabric-"):-len(".xml")]
     with vfsim.Sim(net, label, tap=tap) as sim:
         sim.start_ibsim()
         sm_host = sim.default_sm_node()
@@ -136,6 +138,24 @@ def main():
                      admin=1).write(net)
     for name in EXAMPLES:
         run(tap, work, net, name)
+    # the tenants example with its Admin VF Standby and cn0011-cn0013 in
+    # no VF (the audit's F2): the written Admin VF still keeps every host
+    # but the SM's a limited member of 0x7fff, never stock OpenSM's full
+    with open(os.path.join(vftest.TOP_SRCDIR, "conf",
+                           "vfabric-tenants.xml")) as fh:
+        text = fh.read()
+    standby = os.path.join(work, "tenants-admin-standby.xml")
+    text = text.replace("<Name>Admin</Name>\n        <Enable>1</Enable>",
+                        "<Name>Admin</Name>\n        <Enable>1</Enable>"
+                        "<Standby>1</Standby>")
+    text = text.replace("cn[0007-0099]*", "cn[0007-0010]*")
+    with open(standby, "w") as fh:
+        fh.write(text)
+    tap.ok("<Standby>1</Standby>" in text and "cn[0007-0010]*" in text,
+           "tenants-admin-standby: the Admin VF made Standby, "
+           "cn0011-cn0013 in no VF")
+    run(tap, work, net, "vfabric-tenants.xml", conf=standby,
+        label="tenants-admin-standby")
     vfsim.shutil.rmtree(work, ignore_errors=True)
     tap.done()
 

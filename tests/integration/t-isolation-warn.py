@@ -12,7 +12,9 @@ reach every member of the other).
 - `vfabric check FILE --topo NET` and `vfabric resolve`: also the empty
   group and the patterns, with file, line and group, and how many ports
   the shared P_Key joins, with an example pair;
-- a clean file: no warning at all (the test can fail);
+- a clean file: no warning at all (the test can fail); the files carry
+  the FM's Admin VF (SA, PM, PA), so the FM's management rules have
+  nothing to say;
 - the plugin on ibsim: each warning in OpenSM's log once; another heavy
   sweep (SIGHUP, same file) repeats none; fixing the typo logs the new set
   once, without the fixed group's warnings.
@@ -29,7 +31,7 @@ import vftest
 
 HEAD = """<?xml version="1.0"?>
 <Config><Common>
-<Applications><Application><Name>Any</Name><Select>UnmatchedServiceID</Select></Application></Applications>
+<Applications><Application><Name>Any</Name><Select>UnmatchedServiceID</Select></Application><Application><Name>SA</Name><Select>SA</Select></Application><Application><Name>PM</Name><Select>PM</Select></Application><Application><Name>PA</Name><ServiceID>0x1100d03c34845555</ServiceID></Application></Applications>
 <DeviceGroups>
  <DeviceGroup><Name>GA</Name><NodeDesc>cn[0001-0003]*</NodeDesc></DeviceGroup>
  <DeviceGroup><Name>GB</Name><NodeDesc>cn[0004-0006]*</NodeDesc><NodeDesc>node[1-4]*</NodeDesc></DeviceGroup>
@@ -44,7 +46,7 @@ VFS = """</DeviceGroups>
   <Member>GB</Member><Application>Any</Application></VirtualFabric>
  <VirtualFabric><Name>C</Name><Enable>1</Enable><Security>1</Security>
   <Member>Typo</Member><Application>Any</Application></VirtualFabric>
-</VirtualFabrics></Common></Config>
+<VirtualFabric><Name>Admin</Name><Enable>1</Enable><PKey>0x7fff</PKey><Security>1</Security><LimitedMember>All</LimitedMember><Application>SA</Application><Application>PM</Application><Application>PA</Application></VirtualFabric></VirtualFabrics></Common></Config>
 """
 CLEAN = HEAD.replace("<NodeDesc>node[1-4]*</NodeDesc>", "") + FIXED + \
     VFS.replace("<PKey>0x10</PKey>\n  <Member>GB", "<PKey>0x20</PKey>\n  "
@@ -64,8 +66,11 @@ def expected(path):
                    r"matches no node",
         "typo": rf"{p}:7: DeviceGroup 'Typo': NodeDesc 'cm00\[07-08\]\*' "
                 r"matches no node",
+        # the file has an Admin VF: those hosts stay limited in 0x7fff
         "empty": rf"{p}:7: DeviceGroup 'Typo' selects no port on this "
-                 r"fabric: VirtualFabric 'C' gets no member from it",
+                 r"fabric: VirtualFabric 'C' gets no member from it, and "
+                 r"the hosts it was meant for, in no other VirtualFabric, "
+                 r"stay limited members of the default partition",
         "ports": rf"{p}:12: VirtualFabric 'A' and VirtualFabric 'B' "
                  r"\(P_Key 0x0010\) on this fabric: 3 ports of 'A' and 3 of "
                  r"'B' are in one partition only through the shared P_Key, "

@@ -37,6 +37,8 @@ HEAD = """<?xml version="1.0"?>
  <Application><Name>IPoIB</Name>
   <MGIDMasked>0xff00401b00000000:0*0xff00ffff0000ffff:0xffffffff00000000</MGIDMasked>
  </Application>
+ <Application><Name>McastA</Name>
+  <MGID>0xff15123400000000:0x0000000000000001</MGID></Application>
 </Applications>
 <DeviceGroups>
  <DeviceGroup><Name>TenantA</Name><NodeDesc>cn[0001-0006]*</NodeDesc></DeviceGroup>
@@ -48,13 +50,14 @@ HEAD = """<?xml version="1.0"?>
 """
 TAIL = """</VirtualFabrics>
 <Sm><Multicast><MulticastGroup><VirtualFabric>TenantA</VirtualFabric>
- <MGID>0xff15123400000000:0x0000000000000001</MGID><SL>0</SL>
+ <MGID>0xff15123400000000:0x0000000000000001</MGID>
 </MulticastGroup></Multicast></Sm>
 </Common></Config>
 """
 VF_A = """ <VirtualFabric><Name>TenantA</Name><Enable>1</Enable><Security>1</Security>
   <Member>TenantA</Member><Application>AllOthers</Application>
-  <Application>IPoIB</Application></VirtualFabric>
+  <Application>IPoIB</Application><Application>McastA</Application>
+ </VirtualFabric>
 """
 VF_B = """ <VirtualFabric><Name>TenantB</Name><Enable>1</Enable><PKey>0x0010</PKey>
   <Member>TenantB</Member><Application>AllOthers</Application></VirtualFabric>

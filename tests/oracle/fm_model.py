@@ -41,6 +41,11 @@ DEVIATIONS = {
     # stock OpenSM's default partition: hosts some VF names limited,
     # others full (limited with disconnect_unconfigured).
     "NO_ADMIN_VF_STOCK_DEFAULT",
+    # A file that writes a VF on 0x7fff (the FM's Admin VF) but has none
+    # active (Standby or disabled; the FM refuses it: no active SA VF):
+    # hosts no active VF makes full stay limited members of 0x7fff, not
+    # stock OpenSM's full (fail closed: the Admin VF's intent holds).
+    "INACTIVE_ADMIN_VF_LIMITED",
     # A port in no non-admin VF: the FM leaves index 0 empty and puts
     # 0x7fff at index 1; OpenSM puts the default partition at index 0.
     "INDEX0_DEFAULT_WHEN_NO_VF",
@@ -274,6 +279,7 @@ class Config:
         scopes = [s for s in (root.find("Common"), root.find("Fm"))
                   if s is not None]
         self.dgs, self.vfs, self.qos_groups = {}, [], {}
+        self.writes_admin = False
         for s in scopes:
             for el in s.findall("DeviceGroups/DeviceGroup"):
                 dg = DeviceGroup(el)
@@ -282,6 +288,8 @@ class Config:
                 self.qos_groups[text(el, "Name")] = el
             for el in s.findall("VirtualFabrics/VirtualFabric"):
                 vf = VirtualFabric(el)
+                # INACTIVE_ADMIN_VF_LIMITED: written, even if disabled
+                self.writes_admin |= vf.pkey == MGMT
                 if vf.enable:
                     self.vfs.append(vf)
 
@@ -397,6 +405,8 @@ def model(cfg_path, fabric_path, sm, auto_pkeys=None,
         # the management slot: every port holds 0x7fff
         if has_admin:
             mgmt_full = table.get(MGMT, False)
+        elif cfg.writes_admin:
+            mgmt_full = False   # INACTIVE_ADMIN_VF_LIMITED
         else:
             # NO_ADMIN_VF_STOCK_DEFAULT
             configured = any(k != MGMT for k in table)

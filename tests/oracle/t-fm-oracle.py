@@ -193,6 +193,22 @@ def known(tap, work):
                      f"{hex(w['index0'])}" for d, w in by_desc.items()))
     bad = compare(conf, net, "cn0004")
     tap.ok(not bad, "vfabric resolve agrees on it", "\n".join(bad))
+    # the audit's F2: the Admin VF written but Standby or disabled keeps
+    # cn0005 (in no VF) limited in 0x7fff, not stock OpenSM's full
+    for state in ("<Enable>1</Enable><Standby>1</Standby>",
+                  "<Enable>0</Enable>"):
+        with open(conf, "w") as fh:
+            fh.write(KNOWN.replace(
+                "<Name>Admin</Name><Enable>1</Enable>",
+                f"<Name>Admin</Name>{state}"))
+        want = fm_model.model(conf, net, "cn0004")
+        by_desc = {w["desc"]: w for w in want.ports.values()}
+        bad = compare(conf, net, "cn0004")
+        tap.ok(by_desc["cn0005 HCA-1"]["pkeys"] == {0x7fff} and
+               by_desc["cn0004 HCA-1"]["pkeys"] == {0xffff, 0x0030} and
+               not bad, f"Admin VF {state}: the oracle keeps a host in no "
+               "VF limited in 0x7fff, and vfabric resolve agrees",
+               "\n".join(bad))
 
 
 if __name__ == "__main__":

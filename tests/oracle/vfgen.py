@@ -8,7 +8,7 @@ ones, Member/LimitedMember mixes, Standby, disabled ones, per-VF QoS with
 an explicit BaseSL or QOSGroups), sometimes in an <Fm> instance, and, in
 most files, the FM template's Admin VF
 (0x7fff, Security 1, Member AllMgmtAllowed, LimitedMember All), sometimes
-with a second VF on 0x7fff.
+Standby or disabled, sometimes with a second VF on 0x7fff.
 
 A file with the Admin VF is one the FM would accept (its SA, PA and PM
 applications there, a second VF on 0x7fff with the PA); one without is
@@ -196,7 +196,11 @@ def virtual_fabrics(rnd, dg_names, qgroups=()):
             body.append(f"<QOS>1</QOS><BaseSL>{sls.pop()}</BaseSL>")
         vfs.append("<VirtualFabric>" + "".join(body) + "</VirtualFabric>")
     if rnd.random() < 0.7:
-        admin = ("<VirtualFabric><Name>Admin</Name><Enable>1</Enable>"
+        # now and then the Admin VF is Standby or disabled (the audit's F2)
+        state = rnd.choices(["<Enable>1</Enable>",
+                             "<Enable>1</Enable><Standby>1</Standby>",
+                             "<Enable>0</Enable>"], [8, 1, 1])[0]
+        admin = ("<VirtualFabric><Name>Admin</Name>" + state +
                  "<PKey>0x7fff</PKey><Security>1</Security>"
                  "<Member>Mgmt</Member>" +
                  ("<Member>SWE0s</Member>" if rnd.random() < 0.5 else "") +
@@ -210,6 +214,16 @@ def virtual_fabrics(rnd, dg_names, qgroups=()):
                      f"<Member>{rnd.choice(groups)}</Member>" + qos() +
                      "<Application>PA</Application></VirtualFabric>")
             vfs.insert(rnd.randint(0, len(vfs)), extra)
+    # a file without an active VF is refused, as an empty one
+    # (partition/fmmgmt.c): keep the first VF active then (no draw from
+    # rnd, so other seeds' files stay as they were)
+    if not any("<Enable>1</Enable>" in v and "<Standby>1</Standby>" not in v
+               for v in vfs):
+        name_end = vfs[0].index("</Name>") + len("</Name>")
+        vfs[0] = (vfs[0][:name_end] + "<Enable>1</Enable>" +
+                  vfs[0][name_end:].replace("<Standby>1</Standby>", "")
+                  .replace("<Enable>1</Enable>", "")
+                  .replace("<Enable>0</Enable>", ""))
     return vfs
 
 

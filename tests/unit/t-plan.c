@@ -23,6 +23,15 @@
 	"<DeviceGroup><Name>B</Name><NodeDesc>cn000[5-8]*</NodeDesc></DeviceGroup>" \
 	"</DeviceGroups><VirtualFabrics>"
 #define TAIL "</VirtualFabrics></Common></Config>"
+/* HEAD whose application Any also takes every MGID no other one lists,
+ * so that a VF's <MulticastGroup>s are its own (the FM's rule) */
+#define HEADM "<Config><Common><Applications>" \
+	"<Application><Name>Any</Name><Select>UnmatchedServiceID</Select>" \
+	"<Select>UnmatchedMGID</Select></Application>" \
+	"</Applications><DeviceGroups>" \
+	"<DeviceGroup><Name>A</Name><NodeDesc>cn000[1-4]*</NodeDesc></DeviceGroup>" \
+	"<DeviceGroup><Name>B</Name><NodeDesc>cn000[5-8]*</NodeDesc></DeviceGroup>" \
+	"</DeviceGroups><VirtualFabrics>"
 #define VF(name, body) "<VirtualFabric><Name>" name "</Name><Enable>1</Enable>" \
 	"<Application>Any</Application>" body "</VirtualFabric>"
 
@@ -381,7 +390,7 @@ static void test_mcgroups(struct vf_fabric *f)
 	struct vf_plan p;
 	const struct vf_partition *t = NULL;
 
-	OK(!plan(HEAD VF("T", "<PKey>0x0040</PKey><Member>A</Member>")
+	OK(!plan(HEADM VF("T", "<PKey>0x0040</PKey><Member>A</Member>")
 		 "</VirtualFabrics><Sm><Multicast><MulticastGroup>"
 		 "<VirtualFabric>T</VirtualFabric>"
 		 "<MGID>0xff15123400400000:0x1</MGID><MTU>2048</MTU>"
@@ -401,6 +410,80 @@ static void test_mcgroups(struct vf_fabric *f)
 	   !strcmp(t->mgid_lines.v[1],
 		   "mgid=ff12:401b:0000:0000:0000:0000:0000:0016"),
 	   "an IPoIB group takes MTU and rate from its partition (OpenSM's rule)");
+	vf_plan_free(&p);
+	vf_diag_free(&d);
+}
+
+/*
+ * The audit's F6: a <MulticastGroup> the FM would disable for its VF
+ * (checkMC_VFProperties, MatchExplicitMGIDtoVF) is not emitted, and the
+ * plan says why when only the assigned P_Key or SL shows it.
+ */
+static bool has_mgid(const struct vf_plan *p, uint16_t pkey, const char *mgid)
+{
+	for (unsigned k = 0; k < p->num_parts; k++)
+		for (unsigned i = 0; p->parts[k].pkey == pkey &&
+		     i < p->parts[k].mgid_lines.n; i++)
+			if (strstr(p->parts[k].mgid_lines.v[i], mgid))
+				return true;
+	return false;
+}
+
+static bool diag_says(const struct vf_diag *d, const char *a, const char *b)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		if (strstr(d->v[i].text, a) && (!b || strstr(d->v[i].text, b)))
+			return true;
+	return false;
+}
+
+static void test_mcgroup_fit(struct vf_fabric *f)
+{
+	static const struct {
+		const char *what, *vf, *group;
+	} cases[] = {
+		{ "MTU above the VF's MaxMTU", "<MaxMTU>2048</MaxMTU>",
+		  "<MTU>4096</MTU>" },
+		{ "Rate above the VF's MaxRate", "<MaxRate>10g</MaxRate>",
+		  "<Rate>25g</Rate>" },
+		{ "SL on a VF without QoS", "", "<SL>5</SL>" },
+		{ "SL other than the VF's BaseSL",
+		  "<QOS>1</QOS><BaseSL>2</BaseSL>", "<SL>5</SL>" },
+		{ "PKey other than the VF's", "", "<PKey>0x20</PKey>" },
+	};
+	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct vf_diag d = { 0 };
+	struct vf_plan p;
+	char text[4096];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), HEADM
+			 "<VirtualFabric><Name>T</Name><Enable>1</Enable>"
+			 "<Application>Any</Application><PKey>0x0040</PKey>"
+			 "<Member>A</Member>%s</VirtualFabric>"
+			 "</VirtualFabrics><Sm><Multicast><MulticastGroup>"
+			 "<VirtualFabric>T</VirtualFabric>"
+			 "<MGID>0xff15123400400000:0x1</MGID>%s</MulticastGroup>"
+			 "<MulticastGroup><VirtualFabric>T</VirtualFabric>"
+			 "<MGID>0xff15123400400000:0x2</MGID></MulticastGroup>"
+			 "</Multicast></Sm></Common></Config>",
+			 cases[i].vf, cases[i].group);
+		OK(!plan(text, f, &o, &p, &d) &&
+		   !has_mgid(&p, 0x40, "0000:0000:0000:0001") &&
+		   has_mgid(&p, 0x40, "0000:0000:0000:0002"), cases[i].what);
+		vf_plan_free(&p);
+	}
+	/* automatic P_Key: only the plan knows it differs */
+	OK(!plan(HEADM VF("T", "<Security>1</Security><Member>A</Member>")
+		 "</VirtualFabrics><Sm><Multicast><MulticastGroup>"
+		 "<VirtualFabric>T</VirtualFabric><PKey>0x7ffe</PKey>"
+		 "<MGID>0xff15123400400000:0x1</MGID></MulticastGroup>"
+		 "</Multicast></Sm></Common></Config>", f, &o, &p, &d),
+	   "a group whose PKey differs from an automatic P_Key");
+	OK(p.num_parts == 2 && !p.parts[1].mgid_lines.n &&
+	   diag_says(&d, "MulticastGroup of 'T': its <PKey> 0x7ffe is not the VirtualFabric's P_Key",
+		     "not created"),
+	   "not emitted, and the plan says why with file and line");
 	vf_plan_free(&p);
 	vf_diag_free(&d);
 }
@@ -474,6 +557,48 @@ static void test_fm_rules(struct vf_fabric *f)
 	vf_plan_free(&p);
 	for (unsigned i = 0; i < d.n; i++)
 		printf("#   %s\n", d.v[i].text);
+	vf_diag_free(&d);
+}
+
+/*
+ * The audit's F2: the FM's template Admin VF written but not active
+ * (Standby, Enable 0) must not turn the hosts no VF names into full
+ * members of 0x7fff: the file has an Admin VF, its LimitedMember holds.
+ * A file with no VF on 0x7fff keeps stock OpenSM's default (full).
+ */
+static void test_inactive_admin(struct vf_fabric *f)
+{
+	static const char *const how[] = {
+		"<Enable>1</Enable><Standby>1</Standby>", "<Enable>0</Enable>",
+	};
+	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct vf_diag d = { 0 };
+	struct vf_plan p;
+	char text[4096];
+
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(text, sizeof(text), "%s%s%s%s%s", HEAD,
+			 VF("T1", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>"),
+			 "<VirtualFabric><Name>Admin</Name>", how[i],
+			 "<PKey>0x7fff</PKey><Security>1</Security>"
+			 "<Application>Any</Application><Member>A</Member>"
+			 "<LimitedMember>B</LimitedMember></VirtualFabric>" TAIL);
+		OK(!plan(text, f, &o, &p, &d), how[i]);
+		EQ_U(member(&p, 0x7fff, host(f, 12)), VF_MEMBER_LIMITED,
+		     "inactive Admin VF: a host no VF names stays limited in 0x7fff");
+		EQ_U(member(&p, 0x7fff, host(f, 1)), VF_MEMBER_LIMITED,
+		     "inactive Admin VF: its Members are not full either");
+		EQ_U(member(&p, 0x7fff, host(f, 16)), VF_MEMBER_FULL,
+		     "the SM's port full");
+		EQ_U(member(&p, 0x7fff, f->nodes[f->switches[0]].first_port),
+		     VF_MEMBER_FULL, "switch port 0 full");
+		vf_plan_free(&p);
+	}
+	OK(!plan(HEAD VF("T1", "<PKey>0x0010</PKey><Security>1</Security><Member>A</Member>")
+		 TAIL, f, &o, &p, &d), "no VF on 0x7fff at all");
+	EQ_U(member(&p, 0x7fff, host(f, 12)), VF_MEMBER_FULL,
+	     "no Admin VF written: stock OpenSM's default, an unconfigured host full");
+	vf_plan_free(&p);
 	vf_diag_free(&d);
 }
 
@@ -563,7 +688,9 @@ int main(void)
 		test_verify(f);
 		test_aliases(f);
 		test_mcgroups(f);
+		test_mcgroup_fit(f);
 		test_fm_rules(f);
+		test_inactive_admin(f);
 		test_index0(f);
 		test_non_end_port(f);
 		vf_fabric_destroy(f);

@@ -233,9 +233,17 @@ static const struct {
 	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
 	  "</DeviceGroups><VirtualFabrics>\n"
 	  VF("V1", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>")
-	  VF("V2", "<PKey>0x8010</PKey><Security>1</Security><Member>G</Member>"
+	  VF("V2", "<PKey>0x0010</PKey><Security>1</Security><Member>G</Member>"
 	     "<Application>A</Application>") "</VirtualFabrics>" TAIL,
 	  "VirtualFabric 'V2': PKey 0x0010 collides with VirtualFabric 'V1'", NULL },
+	{ "a P_Key with the membership bit (0x8010), as the FM",
+	  HEAD "<VirtualFabrics>\n" VF("V", "<PKey>0x8010</PKey>")
+	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V': <PKey> '0x8010'",
+	  "0x0001-0x7fff" },
+	{ "P_Key 0xffff, as the FM",
+	  HEAD "<VirtualFabrics>\n" VF("V", "<PKey>0xffff</PKey>")
+	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V': <PKey> '0xffff'",
+	  "membership bit 0x8000 is not written" },
 	{ "an SL used twice by different QoS settings",
 	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
 	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
@@ -250,7 +258,9 @@ static const struct {
 	  "</DeviceGroups><VirtualFabrics>\n"
 	  VF("V1", "<QOS>1</QOS><Bandwidth>60%</Bandwidth><Member>G</Member><Application>A</Application>")
 	  VF("V2", "<QOS>1</QOS><Bandwidth>50%</Bandwidth><Member>G</Member><Application>A</Application>")
-	  "</VirtualFabrics>" TAIL, "VirtualFabric 'V2': Bandwidth", "110%" },
+	  "</VirtualFabrics>" TAIL,
+	  "QoS: explicit Bandwidth of the active virtual fabrics adds up to 110% ('V1' 60%, 'V2' 50%)",
+	  "over 100%" },
 	{ "Bandwidth leaving no 5% for the VFs without QoS",
 	  HEAD "<Applications>" APP("A", "<ServiceID>1</ServiceID>")
 	  "</Applications><DeviceGroups>" DG("G", "<Select>All</Select>")
@@ -480,7 +490,8 @@ static void test_opa_values(void)
 			 "</VirtualFabrics>" TAIL, cases[i].el, cases[i].value,
 			 cases[i].el);
 		load_text(text, &c, &d, path, sizeof(path));
-		ok = !d.errors && d.n == 1 && d.v[0].level == VF_DIAG_WARN &&
+		/* the second warning: no SA/PM/PA VF (fmmgmt.c) */
+		ok = !d.errors && d.n == 2 && d.v[0].level == VF_DIAG_WARN &&
 		     said(&d, ":6: VirtualFabric 'V': <", cases[i].says) &&
 		     c.num_vfs == 1 && c.vfs[0].max_mtu == cases[i].mtu &&
 		     c.vfs[0].max_rate == cases[i].rate;
@@ -676,6 +687,175 @@ static void test_include_chain(void)
 	vf_fabric_destroy(f);
 }
 
+/*
+ * The audit of issue 14 (F2, F5, F8): what the FM refuses or warns about
+ * and we let through silently.  Each file: the exact number of errors and
+ * one message that must be there, at the given level.
+ */
+#define MGMT_APPS APP("SA", "<Select>SA</Select>") APP("PM", "<Select>PM</Select>") \
+	APP("PA", "<ServiceID>0x1100d03c34845555</ServiceID>") \
+	APP("A", "<ServiceID>1</ServiceID>")
+#define MGMT_DGS DG("G", "<NodeDesc>cn*</NodeDesc>") DG("All", "<Select>All</Select>")
+#define ADMIN(extra) VF("Admin", "<PKey>0x7fff</PKey><Security>1</Security>" \
+	"<LimitedMember>All</LimitedMember><Application>SA</Application>" \
+	"<Application>PM</Application><Application>PA</Application>" extra)
+#define FILE_OF(vfs) HEAD "<Applications>" MGMT_APPS "</Applications>" \
+	"<DeviceGroups>" MGMT_DGS "</DeviceGroups><VirtualFabrics>\n" vfs \
+	"</VirtualFabrics>" TAIL
+
+#define FILE_MC(vf, groups) HEAD "<Applications>" MGMT_APPS \
+	APP("MC", "<MGIDRange>0xff15000000000000:0-0xff15ffffffffffff:0xffffffffffffffff</MGIDRange>") \
+	"</Applications><DeviceGroups>" MGMT_DGS "</DeviceGroups><VirtualFabrics>\n" \
+	ADMIN("") VF("T", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>" vf) \
+	"</VirtualFabrics><Sm><Multicast>\n" groups "</Multicast></Sm>" TAIL
+#define MCG(body) "<MulticastGroup><VirtualFabric>T</VirtualFabric>" body \
+	"</MulticastGroup>\n"
+
+static const struct {
+	const char *what, *text;
+	unsigned errors;
+	enum vf_diag_level level;
+	const char *expect, *expect2;
+} audit[] = {
+	{ "F6: a group the VF takes: no message",
+	  FILE_MC("<Application>MC</Application>",
+		  MCG("<MGID>0xff15123400000000:0x1</MGID>")), 0, VF_DIAG_WARN,
+	  NULL, NULL },
+	{ "F6: an MGID none of the VF's Applications takes",
+	  FILE_MC("", MCG("<MGID>0xff15123400000000:0x1</MGID>")), 0,
+	  VF_DIAG_WARN, ":14: MulticastGroup of 'T': MGID 0xff15123400000000:0x0000000000000001 is taken by none of its Applications",
+	  "the FM disables such a group, and it is not created" },
+	{ "F6: MTU above MaxMTU (11a)",
+	  FILE_MC("<Application>MC</Application><MaxMTU>2048</MaxMTU>",
+		  MCG("<MGID>0xff15123400000000:0x1</MGID><MTU>4096</MTU>")), 0,
+	  VF_DIAG_WARN, ":14: MulticastGroup of 'T': its <MTU> 4096 is above the VirtualFabric's MaxMTU 2048",
+	  NULL },
+	{ "F6: a PKey other than the VF's (11b)",
+	  FILE_MC("<Application>MC</Application>",
+		  MCG("<PKey>0x20</PKey><MGID>0xff15123400000000:0x1</MGID>")), 0,
+	  VF_DIAG_WARN, ":14: MulticastGroup of 'T': its <PKey> 0x0020 is not the VirtualFabric's P_Key 0x0010",
+	  NULL },
+	{ "F6: an SL on a VF without QoS (11d)",
+	  FILE_MC("<Application>MC</Application>",
+		  MCG("<SL>5</SL><MGID>0xff15123400000000:0x1</MGID>")), 0,
+	  VF_DIAG_WARN, ":14: MulticastGroup of 'T': it gives <SL> 5, but the VirtualFabric has no QoS",
+	  NULL },
+	{ "F6: the same MGID twice in one VF is an error (11e)",
+	  FILE_MC("<Application>MC</Application>",
+		  MCG("<MGID>0xff15123400000000:0x1</MGID>")
+		  MCG("<MGID>0xff15123400000000:0x1</MGID>")), 1,
+	  VF_DIAG_ERROR, ":15: MulticastGroup of 'T': MGID 0xff15123400000000:0x0000000000000001 given twice for the VirtualFabric",
+	  ":14)" },
+	{ "F2: an FM-valid file (Admin VF with SA, PM, PA): no message",
+	  FILE_OF(VF("T", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>")
+		  ADMIN("")), 0, VF_DIAG_WARN, NULL, NULL },
+	{ "F2: a Standby Admin VF is named, with what the default partition does",
+	  FILE_OF(VF("T", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>")
+		  ADMIN("<Standby>1</Standby>")), 0, VF_DIAG_WARN,
+	  ":11: VirtualFabric 'Admin': on P_Key 0x7fff but Standby",
+	  "kept limited members of 0x7fff" },
+	{ "F2: a disabled Admin VF is named too",
+	  FILE_OF(VF("T", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>")
+		  "<VirtualFabric><Name>Admin</Name><Enable>0</Enable><PKey>0x7fff</PKey>"
+		  "<LimitedMember>All</LimitedMember><Application>SA</Application>"
+		  "</VirtualFabric>\n"), 0, VF_DIAG_WARN,
+	  ":11: VirtualFabric 'Admin': on P_Key 0x7fff but disabled", NULL },
+	{ "F2: no active SA VF: says the default partition follows stock OpenSM",
+	  FILE_OF(VF("T", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>")),
+	  0, VF_DIAG_WARN, "no active VirtualFabric has the SA, PM, PA application",
+	  "every end port no active VirtualFabric names is a full member of 0x7fff" },
+	{ "F8c: a VF on 0x7fff without SA, PM or PA (4b)",
+	  FILE_OF(ADMIN("") VF("M2", "<PKey>0x7fff</PKey><Security>1</Security>"
+			       "<Member>G</Member><Application>A</Application>")),
+	  0, VF_DIAG_WARN, ":11: VirtualFabric 'M2': on P_Key 0x7fff without the SA, PM or PA",
+	  NULL },
+	{ "F8c: SA outside 0x7fff (4e)",
+	  FILE_OF(ADMIN("") VF("D", "<PKey>0x1</PKey><Member>All</Member>"
+			       "<Application>SA</Application>")),
+	  0, VF_DIAG_WARN, ":11: VirtualFabric 'D': has the SA application but is not on P_Key 0x7fff",
+	  NULL },
+	{ "F8c: two active SA VFs",
+	  FILE_OF(ADMIN("") VF("D", "<PKey>0x1</PKey><Member>All</Member>"
+			       "<Application>SA</Application>")),
+	  0, VF_DIAG_WARN, "a second active VirtualFabric with the SA application",
+	  NULL },
+	{ "F8c: an Admin VF without a Select All group (13c)",
+	  FILE_OF(VF("Admin", "<PKey>0x7fff</PKey><Member>G</Member><Application>SA</Application>"
+		     "<Application>PM</Application><Application>PA</Application>")),
+	  0, VF_DIAG_WARN, ":10: VirtualFabric 'Admin': has the SA application but no Member or LimitedMember group with <Select>All</Select>",
+	  NULL },
+	{ "F8c: only Standby VFs (e12): refused, as an empty file",
+	  FILE_OF(VF("T", "<Standby>1</Standby><Member>G</Member><Application>A</Application>")),
+	  1, VF_DIAG_ERROR, "no VirtualFabric is active (all disabled or Standby)",
+	  "full member of 0x7fff" },
+	{ "F8c: only disabled VFs (e11): refused, as an empty file",
+	  FILE_OF("<VirtualFabric><Name>T</Name><Enable>0</Enable><Member>G</Member>"
+		  "<Application>A</Application></VirtualFabric>\n"),
+	  1, VF_DIAG_ERROR, "no VirtualFabric is active (all disabled or Standby)",
+	  "as an empty one" },
+	{ "F8b: QOS 0 with Bandwidth and BaseSL (7s)",
+	  FILE_OF(ADMIN("") VF("T", "<QOS>0</QOS><BaseSL>3</BaseSL><Bandwidth>50%</Bandwidth>"
+			       "<Member>G</Member><Application>A</Application>")),
+	  0, VF_DIAG_WARN, ":11: VirtualFabric 'T': <Bandwidth> without <QOS>1</QOS> is ignored",
+	  "QOS disabled, ignoring Bandwidth setting" },
+	{ "F8b: HighPriority with Bandwidth (7d)",
+	  FILE_OF(ADMIN("") VF("T", "<QOS>1</QOS><HighPriority>1</HighPriority><Bandwidth>100%</Bandwidth>"
+			       "<Member>G</Member><Application>A</Application>")),
+	  0, VF_DIAG_WARN, ":11: VirtualFabric 'T': <Bandwidth> 100% is ignored with <HighPriority>1</HighPriority>",
+	  NULL },
+	{ "F8d: a Standby VF sharing a P_Key with other Security: a warning (1c)",
+	  FILE_OF(ADMIN("") VF("V1", "<PKey>0x10</PKey><Security>1</Security><Member>G</Member><Application>A</Application>")
+		  VF("V2", "<PKey>0x10</PKey><Standby>1</Standby><Member>G</Member><Application>A</Application>")),
+	  0, VF_DIAG_WARN, ":12: VirtualFabric 'V2': PKey 0x0010 collides with VirtualFabric 'V1'",
+	  "one of them is Standby" },
+	{ "F8d: two active VFs sharing a P_Key with other Security: an error",
+	  FILE_OF(ADMIN("") VF("V1", "<PKey>0x10</PKey><Security>1</Security><Member>G</Member><Application>A</Application>")
+		  VF("V2", "<PKey>0x10</PKey><Member>G</Member><Application>A</Application>")),
+	  1, VF_DIAG_ERROR, ":12: VirtualFabric 'V2': PKey 0x0010 collides with VirtualFabric 'V1'",
+	  NULL },
+	{ "F5: a Standby VF's Bandwidth is not counted (7f)",
+	  FILE_OF(ADMIN("") VF("V1", "<Standby>1</Standby><QOS>1</QOS><Bandwidth>100%</Bandwidth>"
+			       "<Member>G</Member><Application>A</Application>")
+		  VF("V2", "<QOS>1</QOS><Bandwidth>50%</Bandwidth><Member>G</Member><Application>A</Application>")),
+	  0, VF_DIAG_WARN, NULL, NULL },
+	{ "F5: Bandwidth over 100% is one error, saying over 100% (7k)",
+	  HEAD "<Applications>" MGMT_APPS "</Applications><DeviceGroups>" MGMT_DGS
+	  "</DeviceGroups><QOSGroups><QOSGroup><Name>G1</Name><Enable>1</Enable>"
+	  "<Bandwidth>60%</Bandwidth></QOSGroup><QOSGroup><Name>G2</Name><Enable>1</Enable>"
+	  "<Bandwidth>60%</Bandwidth></QOSGroup><QOSGroup><Name>GA</Name><Enable>1</Enable>"
+	  "</QOSGroup></QOSGroups><VirtualFabrics>\n"
+	  VF("V1", "<PKey>0x10</PKey><QOSGroup>G1</QOSGroup><Member>G</Member><Application>A</Application>")
+	  VF("V2", "<PKey>0x20</PKey><QOSGroup>G2</QOSGroup><Member>G</Member><Application>A</Application>")
+	  ADMIN("<QOSGroup>GA</QOSGroup>") "</VirtualFabrics>" TAIL, 1, VF_DIAG_ERROR,
+	  "explicit Bandwidth of the active virtual fabrics adds up to 120% ('G1' 60%, 'G2' 60%), over 100%",
+	  NULL },
+};
+
+static void test_audit(void)
+{
+	for (size_t i = 0; i < sizeof(audit) / sizeof(audit[0]); i++) {
+		struct vf_config c;
+		struct vf_diag d;
+		char path[64];
+		bool ok, found = !audit[i].expect;
+
+		load_text(audit[i].text, &c, &d, path, sizeof(path));
+		for (unsigned k = 0; k < d.n && !found; k++)
+			found = d.v[k].level == audit[i].level &&
+				strstr(d.v[k].text, path) &&
+				strstr(d.v[k].text, audit[i].expect) &&
+				(!audit[i].expect2 ||
+				 strstr(d.v[k].text, audit[i].expect2));
+		ok = found && d.errors == audit[i].errors &&
+		     (audit[i].expect || !d.n);
+		if (!OK(ok, audit[i].what))
+			dump(&d);
+		unlink(path);
+		vf_diag_free(&d);
+		vf_config_free(&c);
+	}
+}
+
 int main(void)
 {
 	test_sample();
@@ -687,5 +867,6 @@ int main(void)
 	test_hostile();
 	test_resolve();
 	test_include_chain();
+	test_audit();
 	return tap_done();
 }
