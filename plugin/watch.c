@@ -44,20 +44,18 @@ static bool differs(const struct stat *a, const struct stat *b)
 	       a->st_size != b->st_size || a->st_ino != b->st_ino;
 }
 
-/* One look: true when the file changed since the last one. */
+/*
+ * One look: true when what is at the path changed since the last one (a
+ * deletion, a directory or a FIFO put there too: the sweep says so once).
+ */
 static bool changed(struct vf_watch *w)
 {
 	struct stat st;
 
-	if (stat(w->path, &st)) {
-		/* missing: the sweep reports it if need be; when the file
-		 * appears later, that is a change */
-		if (!w->seen)
-			memset(&w->last, 0, sizeof(w->last));
-		w->seen = true;
-		return false;
-	}
-	if (w->seen && !differs(&st, &w->last))
+	if (stat(w->path, &st))
+		memset(&st, 0, sizeof(st));
+	if (w->seen && !differs(&st, &w->last) &&
+	    st.st_mode == w->last.st_mode)
 		return false;
 	w->last = st;
 	if (!w->seen) {
