@@ -40,7 +40,7 @@ int vf_cli_load_config(const char *path, struct vf_config *c)
 	if (d.oom)
 		fprintf(stderr, "error: out of memory\n");
 	if (!rc && !vfabric)
-		fprintf(stderr, "note: %s is a plain OpenSM partitions.conf; the plugin leaves it to OpenSM\n",
+		fprintf(stderr, "note: %s is a plain OpenSM partitions.conf; the plugin applies it with stock OpenSM's meaning (the SA answers as stock)\n",
 			path);
 	vf_diag_free(&d);
 	return rc ? 1 : 0;

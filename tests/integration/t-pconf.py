@@ -119,6 +119,24 @@ def run_stock(tap, sim, conf, guids):
            tables["cn0009"] == {0xffff},
            "OpenSM applied it as written", str(tables))
     sim.stop_opensm()
+    # the same file named by config= (point 6: it used to apply nothing)
+    sim.start_opensm(conf_lines=vftest.plugin_conf(
+        engine="fattree", options=f"log_level=info config={conf}"),
+        plugin_dir=vftest.PLUGIN_DIR)
+    sim.wait_subnet_up()
+    via_config = read_tables(sim)
+    tap.ok("; a stock partitions.conf" in sim.log_text() and
+           via_config == tables, "named by config=, the stock file gives "
+           "the same tables", f"{via_config}\nwant {tables}")
+    sim.stop_opensm()
+    # and stock OpenSM alone, the reference
+    sim.start_opensm(conf_lines=["routing_engine minhop",
+                                 f"partition_config_file {conf}"])
+    sim.wait_subnet_up()
+    alone = read_tables(sim)
+    tap.ok(alone == tables, "stock OpenSM alone programs the same tables "
+           "from it", f"{alone}\nwant {tables}")
+    sim.stop_opensm()
 
 
 def run_broken_at_start(tap, sim, conf):
