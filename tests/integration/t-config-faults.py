@@ -255,10 +255,18 @@ def read_state(sim, syntax):
     return state
 
 
-def differences(a, b, limit=6):
-    out = [f"{k}: {a.get(k)} -> {b.get(k)}" for k in sorted(set(a) | set(b))
-           if a.get(k) != b.get(k)]
-    return "\n".join(o[:300] for o in out[:limit])
+def _short(v):
+    """A P_Key table as its non-zero entries (index:hex); else as is."""
+    if isinstance(v, list) and all(isinstance(x, int) for x in v):
+        return " ".join(f"{i}:{x:#06x}" for i, x in enumerate(v) if x)
+    return str(v)[:200]
+
+
+def differences(a, b, limit=8):
+    out = [f"{k}: {_short(a.get(k))} -> {_short(b.get(k))}"
+           for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    return "\n".join(out[:limit] + ([f"... {len(out) - limit} more"]
+                                    if len(out) > limit else []))
 
 
 def tenants_apart(tap, label, state, sm):
