@@ -322,6 +322,13 @@ static double look(struct vf_plugin *p)
 
 	if (!path)
 		return 0;
+	/* the common case, on every sweep and routing: nothing changed */
+	if (p->cfg.have_decided && !p->cfg.decided.err &&
+	    !stat(path, &f.st)) {
+		stamp_of(&s, &f.st, 0);
+		if (stamp_eq(&s, &p->cfg.decided))
+			return 0;
+	}
 	rc = vf_config_read(path, &f, &d);
 	stamp_of(&s, &f.st, rc);
 	if (rc == -EAGAIN) {
