@@ -362,6 +362,10 @@ static double look(struct vf_plugin *p)
 	if (!rc && is_generated(&s)) {
 		struct vf_where at = { path, 0 };
 
+		/* said once: each file we write there is a new version */
+		if (p->cfg.self_source)
+			goto out;
+		p->cfg.self_source = true;
 		vf_diag_add(&d, VF_DIAG_ERROR, &at,
 			    "is the partitions file the plugin generates, not a policy (name the policy with config=)");
 		refuse(p, path, &d);

@@ -115,6 +115,8 @@ struct vf_plugin {
 		struct vf_file_stamp settling;	/* seen, not yet settled */
 		double settling_since;		/* ms, monotonic */
 		bool started;			/* create() is done */
+		bool self_source;		/* the source is our own
+						 * output (said once) */
 	} cfg;
 	/*
 	 * When (monotonic ms, 0: never) the configuration wants another look

@@ -425,6 +425,39 @@ def fresh_start(tap, sim, work, on_error):
     sim.stop_opensm()
 
 
+def own_output(tap, sim, work):
+    """partition_config_file naming the plugin's own generated file, no
+    config=: refused once (it is no policy), tenants apart."""
+    name = "osm-own-output"
+    cache = os.path.join(sim.workdir, name, "cache")
+    os.makedirs(cache, exist_ok=True)
+    gen = os.path.join(cache, "opensm-vfabric-partitions.conf")
+    with open(gen, "w") as fh:
+        fh.write("Default=0x7fff, ipoib : ALL=full ;\n")
+    sim.start_opensm(name=name, conf_lines=vftest.plugin_conf(
+        engine="fattree", options=f"log_level=info config_poll=1 "
+        f"config_settle={SETTLE}", extra=[f"partition_config_file {gen}"]),
+        plugin_dir=vftest.PLUGIN_DIR)
+    sim.wait_subnet_up()
+    faults.settle(sim, 0, quiet=QUIET)
+    since = sim.log_offset()
+    sim.osms[-1].popen.send_signal(signal.SIGHUP)
+    faults.settle(sim, since, quiet=QUIET)
+    log = sim.log_text()
+    state = read_state(sim, "plain")
+    sm = f"{sim.osms[-1].node} pkeys"
+    hosts = [{p for p in v if p} for k, v in state.items()
+             if k.endswith(" pkeys") and "facing" not in k and
+             "port 0" not in k and k != sm]
+    tap.ok(count_refusals(log, gen) == 1 and "is the partitions file the "
+           "plugin generates" in log, "partition_config_file naming the "
+           "plugin's own output: refused, said once after two sweeps",
+           vfsim.tail(sim.osms[-1].log, 5))
+    tap.ok(all(t == {0x7fff} for t in hosts), "and the tenants are apart "
+           "(every host limited in the default partition)", str(hosts))
+    sim.stop_opensm()
+
+
 def without_plugin(tap, sim, work):
     """partition_config_file naming the plugin's generated file: stock
     OpenSM alone (the plugin fails to load) programs the same tables."""
@@ -498,6 +531,7 @@ def main():
                        [(flist[i], m) for i, m in cases[syntax]])
         for on_error in (None, "deny", "open"):
             fresh_start(tap, sim, work, on_error)
+        own_output(tap, sim, work)
         without_plugin(tap, sim, work)
     shutil.rmtree(work, ignore_errors=True)
     tap.done()
