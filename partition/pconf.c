@@ -684,10 +684,15 @@ static char *read_text(const char *path, const char *buf, size_t len,
 	}
 	text[n] = '\0';
 blank:
-	for (char *s = text; *s; s++)
-		if (*s == '#')
-			while (*s && *s != '\n')
-				*s++ = ' ';
+	/* a comment on the last line, without a newline, ends the text */
+	for (char *s = text; *s; s++) {
+		if (*s != '#')
+			continue;
+		while (*s && *s != '\n')
+			*s++ = ' ';
+		if (!*s)
+			break;
+	}
 	return text;
 }
 

@@ -107,6 +107,10 @@ static void test_kinds(void)
 	}
 	OK(load(put("nul.conf", stock, sizeof(stock)), "NUL byte", &said,
 		NULL) == 1 && said, "a NUL byte after valid text: an error");
+	/* the comment blanking once read past the end (fuzz/regressions) */
+	OK(load(put("tail.conf", "Default=0x7fff : ALL=full ; # end", 33),
+		NULL, &said, NULL) == 0 && said,
+	   "a comment on the last line, without a newline");
 }
 
 static void test_empty(void)
