@@ -642,15 +642,30 @@ static int statement(struct pc *pc, const char *s, const char *e)
 	return rc;
 }
 
-/* The file with its comments blanked (newlines kept, for line numbers). */
-static char *read_text(const char *path, struct vf_diag *d, int *err)
+/*
+ * The file (or buf, len bytes of it already read) with its comments
+ * blanked (newlines kept, for line numbers).
+ */
+static char *read_text(const char *path, const char *buf, size_t len,
+		       struct vf_diag *d, int *err)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = buf ? NULL : fopen(path, "r");
 	struct vf_where at = { path, 0 };
 	char *text;
 	size_t n;
 
 	*err = 0;
+	if (buf) {
+		text = len <= MAX_FILE ? strndup(buf, len) : NULL;
+		if (!text) {
+			*err = len <= MAX_FILE ? -ENOMEM : -EFBIG;
+			vf_diag_add(d, VF_DIAG_ERROR, &at, "%s",
+				    len <= MAX_FILE ? "out of memory" :
+				    "larger than 16 MiB");
+			return NULL;
+		}
+		goto blank;
+	}
 	if (!f) {
 		*err = -errno;
 		vf_diag_add(d, VF_DIAG_ERROR, &at, "cannot be read: %s",
@@ -668,15 +683,22 @@ static char *read_text(const char *path, struct vf_diag *d, int *err)
 		return NULL;
 	}
 	text[n] = '\0';
-	for (char *s = text; *s; s++)
-		if (*s == '#')
-			while (*s && *s != '\n')
-				*s++ = ' ';
+blank:
+	/* a comment on the last line, without a newline, ends the text */
+	for (char *s = text; *s; s++) {
+		if (*s != '#')
+			continue;
+		while (*s && *s != '\n')
+			*s++ = ' ';
+		if (!*s)
+			break;
+	}
 	return text;
 }
 
-int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
-		  bool *vfabric)
+/* From buf (len bytes) when not NULL, else from the file path. */
+static int load(const char *path, const char *buf, size_t len,
+		struct vf_config *c, struct vf_diag *d, bool *vfabric)
 {
 	struct pc pc = { .c = c, .d = d };
 	int rc;
@@ -685,7 +707,7 @@ int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
 	if (vf_names_add(&c->files, path))
 		return -ENOMEM;
 	pc.file = c->files.v[c->files.n - 1];
-	pc.text = read_text(path, d, &rc);
+	pc.text = read_text(path, buf, len, d, &rc);
 	if (!pc.text)
 		return rc;
 	c->stock_defaults = true;
@@ -705,4 +727,16 @@ int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
 	*vfabric = pc.vfabric;
 	free(pc.text);
 	return rc == -ENOMEM ? rc : 0;
+}
+
+int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
+		  bool *vfabric)
+{
+	return load(path, NULL, 0, c, d, vfabric);
+}
+
+int vf_pconf_load_text(const char *name, const char *buf, size_t len,
+		       struct vf_config *c, struct vf_diag *d, bool *vfabric)
+{
+	return load(name, buf, len, c, d, vfabric);
 }
