@@ -26,5 +26,13 @@ int vf_emit_partitions_file(const char *path, const struct vf_plan *p,
  * written atomically into path; source names the broken file.
  */
 int vf_emit_default_policy_file(const char *path, const char *source);
+/*
+ * The policy for a configuration that cannot be used, with nothing good
+ * before it (on_config_error=deny): the tenants apart.  Every end port a
+ * limited member of the default partition, which is what OpenSM makes of
+ * a file that does not list it; the SM's port and every switch port 0
+ * full.  0 or -errno.
+ */
+int vf_emit_deny_policy_file(const char *path, const char *source);
 
 #endif /* VF_EMIT_H */

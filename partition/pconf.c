@@ -733,15 +733,30 @@ static int statement(struct pc *pc, const char *s, const char *e)
 	return rc;
 }
 
-/* The file with its comments blanked (newlines kept, for line numbers). */
-static char *read_text(const char *path, struct vf_diag *d, int *err)
+/*
+ * The file (or buf, len bytes of it already read) with its comments
+ * blanked (newlines kept, for line numbers).
+ */
+static char *read_text(const char *path, const char *buf, size_t len,
+		       struct vf_diag *d, int *err)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = buf ? NULL : fopen(path, "r");
 	struct vf_where at = { path, 0 };
 	char *text;
 	size_t n;
 
 	*err = 0;
+	if (buf) {
+		text = len <= MAX_FILE ? strndup(buf, len) : NULL;
+		if (!text) {
+			*err = len <= MAX_FILE ? -ENOMEM : -EFBIG;
+			vf_diag_add(d, VF_DIAG_ERROR, &at, "%s",
+				    len <= MAX_FILE ? "out of memory" :
+				    "larger than 16 MiB");
+			return NULL;
+		}
+		goto blank;
+	}
 	if (!f) {
 		*err = -errno;
 		vf_diag_add(d, VF_DIAG_ERROR, &at, "cannot be read: %s",
@@ -759,16 +774,23 @@ static char *read_text(const char *path, struct vf_diag *d, int *err)
 		return NULL;
 	}
 	text[n] = '\0';
-	for (char *s = text; *s; s++)
-		if (*s == '#')
-			while (*s && *s != '\n')
-				*s++ = ' ';
+blank:
+	/* a comment on the last line, without a newline, ends the text */
+	for (char *s = text; *s; s++) {
+		if (*s != '#')
+			continue;
+		while (*s && *s != '\n')
+			*s++ = ' ';
+		if (!*s)
+			break;
+	}
 	return text;
 }
 
-/* The vFabric reading of path into c (see pconf.h). */
-static int extended_load(const char *path, struct vf_config *c,
-			 struct vf_diag *d, bool *vfabric)
+/* The vFabric reading: from buf (len bytes) when not NULL, else path. */
+static int extended_load(const char *path, const char *buf, size_t len,
+			 struct vf_config *c, struct vf_diag *d,
+			 bool *vfabric)
 {
 	struct pc pc = { .c = c, .d = d, .seq = 2 };
 	int rc;
@@ -777,7 +799,7 @@ static int extended_load(const char *path, struct vf_config *c,
 	if (vf_names_add(&c->files, path))
 		return -ENOMEM;
 	pc.file = c->files.v[c->files.n - 1];
-	pc.text = read_text(path, d, &rc);
+	pc.text = read_text(path, buf, len, d, &rc);
 	if (!pc.text)
 		return rc;
 	c->stock_defaults = true;
@@ -812,11 +834,12 @@ static void diag_cut(struct vf_diag *d, unsigned n)
 	}
 }
 
-int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
-		  bool *vfabric)
+/* From buf (len bytes) when not NULL, else from the file path. */
+static int load(const char *path, const char *buf, size_t len,
+		struct vf_config *c, struct vf_diag *d, bool *vfabric)
 {
 	unsigned first = d->n;
-	int rc = extended_load(path, c, d, vfabric);
+	int rc = extended_load(path, buf, len, c, d, vfabric);
 
 	if (rc || *vfabric || d->oom)
 		return rc;
@@ -825,6 +848,18 @@ int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
 	vf_config_free(c);
 	if (vf_names_add(&c->files, path))
 		return -ENOMEM;
-	rc = vf_pconf_stock_load(path, c, d);
+	rc = vf_pconf_stock_load(path, buf, len, c, d);
 	return rc == -ENOMEM ? rc : 0;
+}
+
+int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
+		  bool *vfabric)
+{
+	return load(path, NULL, 0, c, d, vfabric);
+}
+
+int vf_pconf_load_text(const char *name, const char *buf, size_t len,
+		       struct vf_config *c, struct vf_diag *d, bool *vfabric)
+{
+	return load(name, buf, len, c, d, vfabric);
 }

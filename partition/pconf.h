@@ -33,6 +33,7 @@
 #define VF_PCONF_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "partition/config.h"
 #include "partition/diag.h"
@@ -46,5 +47,8 @@
  */
 int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
 		  bool *vfabric);
+/* The same from the text of file name, already read (len bytes). */
+int vf_pconf_load_text(const char *name, const char *buf, size_t len,
+		       struct vf_config *c, struct vf_diag *d, bool *vfabric);
 
 #endif /* VF_PCONF_H */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+#define _GNU_SOURCE	/* fmemopen */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -707,8 +708,8 @@ static int parse(struct rd *r)
 	return state;
 }
 
-int vf_pconf_stock_load(const char *path, struct vf_config *c,
-			struct vf_diag *d)
+int vf_pconf_stock_load(const char *path, const char *buf, size_t len,
+			struct vf_config *c, struct vf_diag *d)
 {
 	struct rd *r = calloc(1, sizeof(*r));
 	int state, rc = 0;
@@ -718,7 +719,11 @@ int vf_pconf_stock_load(const char *path, struct vf_config *c,
 	r->c = c;
 	r->d = d;
 	r->file = c->files.n ? c->files.v[c->files.n - 1] : path;
-	r->in = fopen(path, "r");
+	/* the bytes already read (an empty text: an empty stream) */
+	r->in = !buf ? fopen(path, "r") :
+		fmemopen(len ? (void *)buf : (void *)"", len ? len : 1, "r");
+	if (r->in && buf && !len)
+		getc(r->in);	/* the one byte "" holds: at end now */
 	c->stock_defaults = c->stock_file = true;
 	if (!r->in) {
 		rc = -errno;

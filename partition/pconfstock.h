@@ -26,19 +26,22 @@
 #ifndef VF_PCONFSTOCK_H
 #define VF_PCONFSTOCK_H
 
+#include <stddef.h>
+
 #include "partition/config.h"
 #include "partition/dgresolve.h"
 #include "partition/diag.h"
 #include "routing/fabric.h"
 
 /*
- * Fill c (initialised, empty) from path as stock OpenSM would.  A file
- * OpenSM would reject ("Partition configuration in error") gets an error
- * in d naming file and line; its warnings (PARSE WARN) become warnings.
+ * Fill c (initialised, empty) from path, or from buf (len bytes, the file
+ * already read) when not NULL, as stock OpenSM would.  A file OpenSM
+ * would reject ("Partition configuration in error") gets an error in d
+ * naming file and line; its warnings (PARSE WARN) become warnings.
  * Returns 0 (problems are in d) or -ENOMEM / -errno.
  */
-int vf_pconf_stock_load(const char *path, struct vf_config *c,
-			struct vf_diag *d);
+int vf_pconf_stock_load(const char *path, const char *buf, size_t len,
+			struct vf_config *c, struct vf_diag *d);
 
 /*
  * Each stock partition's final members (the last entry naming a port

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -905,7 +906,9 @@ static void xml_error(void *ctx, xmlErrorPtr e)
 		    &at, "XML: %s", msg);
 }
 
-int vf_xml_load(const char *path, struct vf_config *c, struct vf_diag *d)
+/* From buf (len bytes) when not NULL, else from the file path. */
+static int load(const char *path, const char *buf, size_t len,
+		struct vf_config *c, struct vf_diag *d)
 {
 	struct xml_load x = { c, d, NULL };
 	struct vf_where at = { path, 0 };
@@ -919,7 +922,11 @@ int vf_xml_load(const char *path, struct vf_config *c, struct vf_diag *d)
 	at.file = x.file;
 	xmlSetStructuredErrorFunc(&x, xml_error);
 	/* no network, no entity substitution, no DTD loading */
-	doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
+	doc = buf && len <= INT_MAX ?
+	      xmlReadMemory(buf, (int)len, path, NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOWARNING) :
+	      buf ? NULL :
+	      xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOWARNING);
 	xmlSetStructuredErrorFunc(NULL, NULL);
 	if (!doc) {
 		/*
@@ -927,7 +934,7 @@ int vf_xml_load(const char *path, struct vf_config *c, struct vf_diag *d)
 		 * XML is an error in d like any other, so vf_config_load()
 		 * returns 1 for it as documented (found by fuzz/fuzz-xmlconf).
 		 */
-		rc = access(path, R_OK) ? -errno : 0;
+		rc = !buf && access(path, R_OK) ? -errno : 0;
 		vf_diag_add(d, VF_DIAG_ERROR, &at, "cannot be read as XML");
 		return rc;
 	}
@@ -949,4 +956,15 @@ int vf_xml_load(const char *path, struct vf_config *c, struct vf_diag *d)
 	}
 	xmlFreeDoc(doc);
 	return rc == -ENOMEM ? rc : 0;
+}
+
+int vf_xml_load(const char *path, struct vf_config *c, struct vf_diag *d)
+{
+	return load(path, NULL, 0, c, d);
+}
+
+int vf_xml_load_mem(const char *name, const char *buf, size_t len,
+		    struct vf_config *c, struct vf_diag *d)
+{
+	return load(name, buf, len, c, d);
 }

@@ -10,6 +10,8 @@
 #ifndef VF_XMLCONF_H
 #define VF_XMLCONF_H
 
+#include <stddef.h>
+
 #include "partition/config.h"
 #include "partition/diag.h"
 
@@ -20,5 +22,8 @@
  * Returns 0, or -errno when the file cannot be read at all (also in d).
  */
 int vf_xml_load(const char *path, struct vf_config *c, struct vf_diag *d);
+/* The same from the text of file name, already read (len bytes). */
+int vf_xml_load_mem(const char *name, const char *buf, size_t len,
+		    struct vf_config *c, struct vf_diag *d);
 
 #endif /* VF_XMLCONF_H */

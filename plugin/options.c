@@ -85,6 +85,8 @@ void vf_options_default(struct vf_options *o)
 	o->loop_fallback = true;
 	o->route_stability = true;
 	o->config_poll = 5;
+	o->config_settle = 2;
+	o->on_config_error = VF_ON_ERROR_LAST_GOOD;
 	o->path_selection = -1;
 	o->partition_routing = -1;
 	o->ar_enable = o->ar_fine_grained = o->ar_lost_route_only = -1;
@@ -325,6 +327,19 @@ static int parse_level(const char *v, enum vf_log_level *out)
 	return -1;
 }
 
+static int parse_on_error(const char *v, enum vf_on_config_error *out)
+{
+	static const char *const names[] = { "last-good", "deny", "open" };
+
+	for (unsigned i = 0; i < 3; i++) {
+		if (!strcasecmp(v, names[i])) {
+			*out = (enum vf_on_config_error)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* 0-3600 seconds. */
 static int parse_seconds(const char *v, unsigned *out)
 {
@@ -334,6 +349,17 @@ static int parse_seconds(const char *v, unsigned *out)
 	if (!*v || *end || n > 3600)
 		return -1;
 	*out = (unsigned)n;
+	return 0;
+}
+
+/* 0-60 seconds. */
+static int parse_settle(const char *v, unsigned *out)
+{
+	unsigned n;
+
+	if (parse_seconds(v, &n) || n > 60)
+		return -1;
+	*out = n;
 	return 0;
 }
 
@@ -364,6 +390,10 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = set_config(o, val);
 	else if (!strcmp(key, "config_poll"))
 		rc = parse_seconds(val, &o->config_poll);
+	else if (!strcmp(key, "config_settle"))
+		rc = parse_settle(val, &o->config_settle);
+	else if (!strcmp(key, "on_config_error"))
+		rc = parse_on_error(val, &o->on_config_error);
 	else if (!strcmp(key, "disconnect_unconfigured"))
 		rc = parse_bool(val, &o->disconnect_unconfigured);
 	else if (!strcmp(key, "loop_fallback"))
@@ -399,7 +429,7 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_0_7(val, &o->ar_threshold);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold); ignored",
 		       key);
 		return -1;
 	}

@@ -43,6 +43,20 @@ struct vf_dg_def {
 	unsigned num_patterns;
 };
 
+/*
+ * on_config_error=: what OpenSM starts with when the configuration cannot
+ * be used (unreadable, broken, unsafe).  Later faults always keep the
+ * configuration in use.
+ */
+enum vf_on_config_error {
+	VF_ON_ERROR_LAST_GOOD,	/* the last good one kept in the cache
+				 * directory; without one as deny */
+	VF_ON_ERROR_DENY,	/* every end port a limited member of the
+				 * default partition, except the SM's port
+				 * and switch port 0s */
+	VF_ON_ERROR_OPEN,	/* OpenSM's default policy (all full) */
+};
+
 struct vf_options {
 	enum vf_log_level log_level;	/* log_level=error|warn|info|debug */
 	bool check_routes;		/* check_routes=on|off */
@@ -50,6 +64,10 @@ struct vf_options {
 	bool spine_first_given;		/* set on the line (wins over config) */
 	char *config;			/* config=PATH, or NULL */
 	unsigned config_poll;		/* config_poll=SECONDS, 0 off */
+	unsigned config_settle;		/* config_settle=SECONDS: a changed
+					 * file is read once unchanged so
+					 * long (a writer at work) */
+	enum vf_on_config_error on_config_error;	/* at start */
 	bool disconnect_unconfigured;	/* end ports no VF names: limited
 					 * in the default partition */
 	bool loop_fallback;		/* loop_fallback=on|off */

@@ -13,11 +13,20 @@
  * forced (at most VERIFY_RETRIES in a row, so a port that never takes its
  * table cannot make the SM sweep forever).
  *
- * Nothing here runs without a configuration that defines virtual fabrics:
- * then OpenSM reads its own partitions.conf as ever (or, when that file
- * has vFabric statements but was broken from the start, OpenSM's default
- * policy, written out plainly).  A plan that cannot be realised (P_Keys
- * or SLs exhausted) leaves the last file in place.
+ * A stock partitions.conf is planned and written the same way (the plan
+ * means what stock OpenSM makes of the file), but the SA keeps answering
+ * with OpenSM's own handlers for it, as stock.  Without a configuration
+ * that defines virtual fabrics, OpenSM reads its own partitions.conf as
+ * ever, unless the configuration could not be used from the start: then
+ * the fallback on_config_error chose is written out plainly (deny: every
+ * end port a limited member of the default partition; open: OpenSM's
+ * default policy).  A plan that cannot be realised (P_Keys or SLs
+ * exhausted) leaves the last file in place.
+ *
+ * The file written is a plain partitions.conf that stock OpenSM reads
+ * alone: an opensm.conf whose partition_config_file names it (with the
+ * policy given by config=) keeps the tenants apart even when the plugin
+ * fails to load.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
@@ -35,7 +44,6 @@
 #include "plugin/plugin.h"
 #include "routing/log.h"
 
-#define PARTITIONS_FILE "opensm-vfabric-partitions.conf"
 #define ASSIGN_FILE "opensm-vfabric.assign"
 #define VERIFY_RETRIES 3
 #define MAX_ENTRIES 256
@@ -48,7 +56,7 @@ static const char *cache_dir(void)
 	return dir && *dir ? dir : OSM_DEFAULT_CACHE_DIR;
 }
 
-static void cache_path(char *buf, size_t size, const char *name)
+void vf_cache_path(char *buf, size_t size, const char *name)
 {
 	snprintf(buf, size, "%s/%s", cache_dir(), name);
 }
@@ -143,6 +151,11 @@ static void publish_policy(struct vf_plugin *p, const struct vf_plan *plan,
 		       "ERR VF0902: out of memory building the SA's policy; the SA answers from the last one");
 		return;
 	}
+	/* a stock partitions.conf: the SA answers as stock */
+	if (p->config_stock) {
+		vf_sa_policy_release(pol);
+		pol = NULL;
+	}
 	vf_sa_set_policy(p, pol);
 }
 
@@ -162,8 +175,8 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 	char path[4096], assign[4096];
 	int rc;
 
-	cache_path(path, sizeof(path), PARTITIONS_FILE);
-	cache_path(assign, sizeof(assign), ASSIGN_FILE);
+	vf_cache_path(path, sizeof(path), VF_PARTITIONS_FILE);
+	vf_cache_path(assign, sizeof(assign), ASSIGN_FILE);
 	if (!p->assign_loaded) {
 		vf_assignment_load(&p->assign, assign, &d);
 		p->assign_loaded = true;
@@ -183,7 +196,7 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 	}
 	if (p->assign.changed && !vf_assignment_save(&p->assign, assign))
 		p->assign.changed = false;
-	rc = vf_emit_partitions_file(path, &plan, f, p->opts.config);
+	rc = vf_emit_partitions_file(path, &plan, f, p->config_from);
 	if (rc)
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0806: cannot write %s: %s; P_Key tables left as they are",
@@ -204,23 +217,25 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 }
 
 /*
- * No usable configuration: a partitions.conf that was broken from the
- * start gets OpenSM's default policy, said plainly (OpenSM itself would
- * fall back to it too, after a parse error); otherwise OpenSM reads the
- * user's own file again.
+ * No configuration with virtual fabrics: the fallback on_config_error
+ * chose when the configuration could not be used from the start, written
+ * out plainly; otherwise OpenSM reads the user's own file again.
  */
 static void without_config(struct vf_plugin *p)
 {
+	const char *source = vf_plugin_config_source(p);
 	char path[4096];
 	int rc;
 
 	vf_sa_set_policy(p, NULL);	/* OpenSM's own SA handlers answer */
-	if (p->config_failed && !p->opts.config) {
-		cache_path(path, sizeof(path), PARTITIONS_FILE);
-		rc = vf_emit_default_policy_file(path,
-						 vf_plugin_config_source(p));
+	if (p->fallback != VF_FALLBACK_NONE) {
+		vf_cache_path(path, sizeof(path), VF_PARTITIONS_FILE);
+		rc = p->fallback == VF_FALLBACK_DENY ?
+		     vf_emit_deny_policy_file(path, source) :
+		     vf_emit_default_policy_file(path, source);
 		if (rc)
-			vf_log(VF_LOG_ERROR, "ERR VF0806: cannot write %s: %s",
+			vf_log(VF_LOG_ERROR,
+			       "ERR VF0806: cannot write %s: %s; P_Key tables left as they are",
 			       path, strerror(-rc));
 		else
 			point_opensm_at(p, path);
@@ -236,8 +251,8 @@ const struct vf_plan *vf_partitions_heavy_sweep(struct vf_plugin *p)
 {
 	struct vf_fabric *f;
 
+	vf_plugin_config_refresh_wait(p);
 	p->sweep_t0 = vf_now_ms();
-	vf_plugin_config_refresh(p);
 	if (!has_vfs(p->config)) {
 		without_config(p);
 		return NULL;

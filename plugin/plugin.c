@@ -95,8 +95,8 @@ static void *vf_create(osm_opensm_t *osm)
 	p->user_partitions_ptr = osm->subn.opt.partition_config_file;
 	p->user_partitions = p->user_partitions_ptr ?
 			     strdup(p->user_partitions_ptr) : NULL;
-	/* a bad file is logged and the plugin runs without it */
-	vf_plugin_config_refresh(p);
+	/* a bad file is logged; on_config_error says what runs instead */
+	vf_plugin_config_start(p);
 	vf_qos_create(p);
 	vf_ar_create(p);
 	vf_em_create(p);

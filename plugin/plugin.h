@@ -80,20 +80,50 @@ struct vf_routing {
 	struct vf_route_report report;
 };
 
+/* One version of the configuration file, or what stood at its path. */
+struct vf_file_stamp {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	mode_t mode;		/* 0: nothing there */
+	int err;		/* why it could not be read, or 0 */
+};
+
+/* Without a usable configuration: the partitions OpenSM gets. */
+enum vf_fallback {
+	VF_FALLBACK_NONE,	/* OpenSM reads its own partitions.conf */
+	VF_FALLBACK_DENY,	/* tenants apart: all limited in the default */
+	VF_FALLBACK_OPEN,	/* OpenSM's default policy, all full */
+};
+
 struct vf_plugin {
 	struct osm_opensm *osm;
 	struct vf_options opts;
 	struct vf_config *config;	/* last good configuration, or NULL */
-	bool config_failed;		/* the first read had errors */
+	bool config_stock;		/* it is a stock partitions.conf:
+					 * OpenSM's SA handlers answer */
+	char config_from[512];		/* which file, read when (the log) */
+	enum vf_fallback fallback;	/* while config is NULL */
 	char *user_partitions;		/* OpenSM's partition_config_file as
 					 * configured (a copy) */
 	char *user_partitions_ptr;	/* and OpenSM's own pointer to it */
-	struct {			/* the file it was read from */
-		struct timespec mtime;
-		off_t size;
-		ino_t ino;
-		bool seen, missing_logged;
-	} config_stamp;
+	struct {			/* plugin/config.c */
+		struct vf_file_stamp decided;	/* the version last applied
+						 * or refused */
+		bool have_decided;
+		struct vf_file_stamp settling;	/* seen, not yet settled */
+		double settling_since;		/* ms, monotonic */
+		bool started;			/* create() is done */
+		bool self_source;		/* the source is our own
+						 * output (said once) */
+	} cfg;
+	/*
+	 * When (monotonic ms, 0: never) the configuration wants another look
+	 * (it was changing): the config_poll thread asks for a heavy sweep
+	 * then.  Written by the sweeper, read by that thread (atomics).
+	 */
+	int64_t config_retry_ms;
 	struct vf_assignment assign;	/* automatic P_Keys/SLs, as cached */
 	bool assign_loaded;
 	uint64_t fabric_warn_sum;	/* of the fabric warnings last logged */
@@ -179,10 +209,21 @@ void vf_check_last(struct vf_plugin *p);
 void vf_drop_last(struct vf_plugin *p);
 
 /*
- * Read config= again if the file changed (or was never read); a file with
- * errors is logged and the last good config kept.  Sweeper thread only.
+ * Read the configuration again if the file changed (or was never read)
+ * and has settled; a file that cannot be used is logged once and the
+ * configuration in use kept.  Sweeper thread only.
  */
 void vf_plugin_config_refresh(struct vf_plugin *p);
+/* The same, waiting a few seconds at most for a file being written. */
+void vf_plugin_config_refresh_wait(struct vf_plugin *p);
+/*
+ * The first read, from create(): waits (briefly) for a file being written
+ * to settle; a file that cannot be used gives what on_config_error says.
+ */
+void vf_plugin_config_start(struct vf_plugin *p);
+/* name in OpenSM's cache directory (OSM_CACHE_DIR), as OpenSM finds it. */
+void vf_cache_path(char *buf, size_t size, const char *name);
+#define VF_PARTITIONS_FILE "opensm-vfabric-partitions.conf"
 void vf_plugin_config_free(struct vf_plugin *p);
 /* The file the configuration comes from, or NULL. */
 const char *vf_plugin_config_source(const struct vf_plugin *p);

@@ -6,8 +6,11 @@
  * into place), asks OpenSM for a heavy sweep, the same request SIGHUP
  * makes.  It asks too when OpenSM has read the NodeDescription of a node
  * a sweep had none for (plugin/nodedesc.c), to place it in its
- * DeviceGroups.  The sweep itself re-reads and applies the file, in the
- * sweeper thread, as always; this thread only watches.
+ * DeviceGroups, and when the sweep found the file still being written
+ * (config_settle) and wants another look once it has settled.  The sweep
+ * itself re-reads and applies the file, in the sweeper thread, as always;
+ * this thread only watches.  It looks with stat() only: nothing at the
+ * path (a FIFO...) can block it.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
@@ -41,20 +44,18 @@ static bool differs(const struct stat *a, const struct stat *b)
 	       a->st_size != b->st_size || a->st_ino != b->st_ino;
 }
 
-/* One look: true when the file changed since the last one. */
+/*
+ * One look: true when what is at the path changed since the last one (a
+ * deletion, a directory or a FIFO put there too: the sweep says so once).
+ */
 static bool changed(struct vf_watch *w)
 {
 	struct stat st;
 
-	if (stat(w->path, &st)) {
-		/* missing: the sweep reports it if need be; when the file
-		 * appears later, that is a change */
-		if (!w->seen)
-			memset(&w->last, 0, sizeof(w->last));
-		w->seen = true;
-		return false;
-	}
-	if (w->seen && !differs(&st, &w->last))
+	if (stat(w->path, &st))
+		memset(&st, 0, sizeof(st));
+	if (w->seen && !differs(&st, &w->last) &&
+	    st.st_mode == w->last.st_mode)
 		return false;
 	w->last = st;
 	if (!w->seen) {
@@ -64,24 +65,48 @@ static bool changed(struct vf_watch *w)
 	return true;
 }
 
+/* A retry the sweeper asked for, now due?  Takes it. */
+static bool retry_due(struct vf_plugin *p)
+{
+	int64_t at = __atomic_load_n(&p->config_retry_ms, __ATOMIC_ACQUIRE);
+
+	if (!at || vf_now_ms() < (double)at)
+		return false;
+	return __atomic_compare_exchange_n(&p->config_retry_ms, &at, 0, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
 static void *watch(void *arg)
 {
 	struct vf_watch *w = arg;
 	struct timespec until;
+	unsigned ticks = 0;
 
 	pthread_mutex_lock(&w->lock);
 	changed(w);
 	while (!w->stop) {
+		/* a tick a second: the poll every config_poll of them */
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += w->seconds;
+		until.tv_sec += 1;
 		pthread_cond_timedwait(&w->wake, &w->lock, &until);
 		if (w->stop)
 			continue;
-		if (changed(w))
-			vf_log(VF_LOG_INFO,
-			       "%s changed: asking for a heavy sweep", w->path);
-		else if (!vf_node_descs_arrived(w->p->descs, w->p->osm))
+		if (w->seconds && ++ticks >= w->seconds) {
+			ticks = 0;
+			if (changed(w)) {
+				vf_log(VF_LOG_INFO,
+				       "%s changed: asking for a heavy sweep",
+				       w->path);
+				goto sweep;
+			}
+			if (vf_node_descs_arrived(w->p->descs, w->p->osm))
+				goto sweep;
+		}
+		if (!retry_due(w->p))
 			continue;
+		vf_log(VF_LOG_INFO, "%s: another look, as it was changing",
+		       w->path);
+sweep:
 		/* what OpenSM's SIGHUP handling does */
 		w->p->osm->subn.force_heavy_sweep = TRUE;
 		osm_sm_sweep(&w->p->osm->sm);
@@ -95,7 +120,8 @@ int vf_watch_start(struct vf_plugin *p)
 	const char *path = vf_plugin_config_source(p);
 	struct vf_watch *w;
 
-	if (!path || !p->opts.config_poll)
+	/* with config_poll=0 it only takes the sweeper's retries */
+	if (!path)
 		return 0;
 	w = calloc(1, sizeof(*w));
 	if (!w || !(w->path = strdup(path))) {

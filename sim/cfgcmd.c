@@ -58,7 +58,7 @@ static int load_report(const char *path, struct vf_config *c,
 		rc = 1;
 	}
 	if (!rc && !vfabric)
-		fprintf(stderr, "note: %s is a plain OpenSM partitions.conf, read with stock OpenSM's meaning\n",
+		fprintf(stderr, "note: %s is a plain OpenSM partitions.conf; the plugin applies it with stock OpenSM's meaning (the SA answers as stock)\n",
 			path);
 	vf_diag_free(&d);
 	return rc ? 1 : 0;

@@ -6,11 +6,12 @@ plugin, on ibsim, with every P_Key table read back:
 - with vFabric statements (DeviceGroup, @group members, app=, security=):
   the plugin compiles it; the tables equal `vfabric resolve` on the
   discovered fabric; the tenants are apart;
-- a stock file: read by the plugin with stock OpenSM's meaning (its own
-  meaning, exactly; t-pconf-diff.py compares with stock OpenSM itself);
-- a file with vFabric statements and an error, at start: OpenSM's default
-  policy, said plainly; the same error later, on SIGHUP: the last good
-  tables stay.
+- a stock file: read by the plugin with stock's meaning and written
+  through its generated file; the tables are what stock OpenSM programs;
+- a file with vFabric statements and an error, at start, without a last
+  good copy in the cache: tenants apart (every host a limited member of
+  the default partition, on_config_error's default), said plainly; the
+  same error later, on SIGHUP: the last good tables stay.
 """
 
 import json
@@ -109,13 +110,33 @@ def run_stock(tap, sim, conf, guids):
     start(sim, conf)
     log = sim.log_text()
     tap.ok(f"config {conf}: 0 applications, 0 device groups, 2 virtual "
-           "fabrics" in log and "vfabric: partitions: 2 partitions" in log,
-           "a stock file is read and applied by the plugin")
+           "fabrics; a stock partitions.conf" in log and
+           "vfabric: partitions: 2 partitions" in log,
+           "a stock file is read by the plugin and written through its "
+           "generated file", vfsim.tail(sim.osms[-1].log))
     tables = read_tables(sim)
     tap.ok(tables["stor01"] == {0xffff, 0x8002} and
            tables["cn0001"] == {0xffff, 0x0002} and
            tables["cn0009"] == {0xffff},
            "OpenSM applied it as written", str(tables))
+    sim.stop_opensm()
+    # the same file named by config= (point 6: it used to apply nothing)
+    sim.start_opensm(conf_lines=vftest.plugin_conf(
+        engine="fattree", options=f"log_level=info config={conf}"),
+        plugin_dir=vftest.PLUGIN_DIR)
+    sim.wait_subnet_up()
+    via_config = read_tables(sim)
+    tap.ok("; a stock partitions.conf" in sim.log_text() and
+           via_config == tables, "named by config=, the stock file gives "
+           "the same tables", f"{via_config}\nwant {tables}")
+    sim.stop_opensm()
+    # and stock OpenSM alone, the reference
+    sim.start_opensm(conf_lines=["routing_engine minhop",
+                                 f"partition_config_file {conf}"])
+    sim.wait_subnet_up()
+    alone = read_tables(sim)
+    tap.ok(alone == tables, "stock OpenSM alone programs the same tables "
+           "from it", f"{alone}\nwant {tables}")
     sim.stop_opensm()
 
 
@@ -124,13 +145,19 @@ def run_broken_at_start(tap, sim, conf):
         fh.write(BROKEN)
     start(sim, conf)
     log = sim.log_text()
-    tap.ok("ERR VF0801:" in log and "running with OpenSM's default "
-           "partition policy" in log, "broken at start: error named, "
-           "OpenSM's default policy said")
+    tap.ok("ERR VF0801:" in log and "no last good configuration in " in
+           log and "tenants apart: every end port a limited member of the "
+           "default partition, the SM's port and switch port 0s full "
+           "(on_config_error=last-good)" in log and
+           log.count("ERR VF0802:") == 1, "broken at start without a last "
+           "good copy: error named, tenants apart said once",
+           vfsim.tail(sim.osms[-1].log))
     tables = read_tables(sim)
-    tap.ok(all(t == {0xffff} for t in tables.values()),
-           "every host a full member of the default partition only",
-           str(tables))
+    sm = sim.osms[-1].node
+    tap.ok(tables.pop(sm) == {0xffff} and
+           all(t == {0x7fff} for t in tables.values()),
+           "the SM's host a full member of the default partition, every "
+           "other host a limited one, of nothing else", str(tables))
     sim.stop_opensm()
 
 

@@ -11,7 +11,8 @@ the plugin through config=, in stock OpenSM on ibsim:
   the CLI computes from the equivalent --dg/--routing-order flags;
 - a broken file on SIGHUP is logged with file, line and object, the last
   good configuration is kept and the tables do not change;
-- a broken file at start is logged and OpenSM runs without it.
+- a broken file at start is logged and OpenSM runs without it (tenants
+  apart: no last good copy in a new cache directory).
 """
 
 import os
@@ -122,9 +123,12 @@ def broken_at_runtime(tap, sim, label, conf, before):
            "unknown DeviceGroup 'Nobody'" in log,
            f"{label}: the broken file's error names file, line and object",
            vfsim.tail(sim.osms[-1].log))
-    tap.ok(f"ERR VF0802: config {conf} has errors; keeping the last good "
-           "configuration" in log, f"{label}: the last good configuration "
-           "is kept")
+    tap.ok(f"ERR VF0802: {conf}:{VF_LINE}: VirtualFabric 'Default': "
+           "Member names unknown DeviceGroup 'Nobody'; keeping the last "
+           f"good configuration ({conf}, read " in log and
+           log.count("ERR VF0802") == 1, f"{label}: the last good "
+           "configuration is kept, said once with file, line and where "
+           "the kept one came from")
     tap.ok("fattree routed" in log, f"{label}: the SIGHUP sweep rerouted")
     after = vftest.parse_lfts(sim.dump_lfts())
     tap.ok(after == before, f"{label}: the tables did not change",
@@ -156,9 +160,10 @@ def run_broken_at_start(tap, work, net):
         start(sim, "fattree", conf)
         log = sim.log_text()
         tap.ok(f"ERR VF0801: {conf}:{VF_LINE}: VirtualFabric 'Default'" in log and
-               f"ERR VF0802: config {conf} has errors; running without "
-               "vFabric settings" in log, f"{label}: errors logged, and "
-               "the plugin says it runs without the file")
+               f"ERR VF0802: {conf}:{VF_LINE}: VirtualFabric 'Default'"
+               in log and "tenants apart" in log, f"{label}: errors "
+               "logged, and the plugin says it keeps the tenants apart "
+               "without the file (no last good copy)")
         # the expected errors above are all logged before routing starts
         after_errors = log.find("\n", log.find("ERR VF0802")) + 1
         vftest.engine_was_used(tap, sim, label, engine="fattree",

@@ -135,6 +135,22 @@ int main(void)
 	   "config_poll off, disconnect_unconfigured on");
 	EQ_U(vf_options_parse(&o, "config_poll=soon"), 1,
 	     "a config_poll that is not a number is refused");
+	OK(o.config_settle == 2 && o.on_config_error == VF_ON_ERROR_LAST_GOOD,
+	   "by default a changed file settles 2 s; at start a bad one falls back to the last good");
+	EQ_U(vf_options_parse(&o, "config_settle=0 on_config_error=deny"), 0,
+	     "config_settle=0 and on_config_error=deny accepted");
+	OK(o.config_settle == 0 && o.on_config_error == VF_ON_ERROR_DENY,
+	   "settle off, deny");
+	EQ_U(vf_options_parse(&o, "on_config_error=OPEN config_settle=60"), 0,
+	     "on_config_error=OPEN (any case) and config_settle=60 accepted");
+	OK(o.config_settle == 60 && o.on_config_error == VF_ON_ERROR_OPEN,
+	   "settle 60 s, open");
+	EQ_U(vf_options_parse(&o, "on_config_error=last-good"), 0,
+	     "on_config_error=last-good accepted");
+	EQ_U(vf_options_parse(&o, "config_settle=61 on_config_error=closed"), 2,
+	     "config_settle over 60 and an unknown on_config_error refused");
+	OK(o.config_settle == 60 && o.on_config_error == VF_ON_ERROR_LAST_GOOD,
+	   "both keep what they were");
 	EQ_S(o.config, "/etc/opensm/vf.xml", "the earlier path is kept");
 
 	logged = 0;
