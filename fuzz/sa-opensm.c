@@ -139,6 +139,9 @@ INTO_OPENSM(osm_port_t *, osm_get_port_by_alias_guid,
 INTO_OPENSM(boolean_t, osm_port_share_pkey,
 	    (osm_log_t *l, const osm_port_t *a, const osm_port_t *b,
 	     boolean_t both), (l, a, b, both))
+INTO_OPENSM(ib_net16_t, osm_physp_find_common_pkey,
+	    (const struct osm_physp *a, const struct osm_physp *b,
+	     boolean_t both), (a, b, both))
 INTO_OPENSM(boolean_t, osm_physp_has_pkey,
 	    (osm_log_t *l, ib_net16_t k, const struct osm_physp *p), (l, k, p))
 INTO_OPENSM(struct osm_port *, osm_get_port_by_lid_ho,

@@ -273,6 +273,9 @@ static void vf_free(struct vf_cfg_vf *v)
 	free(v->qos_group);
 	free(v->raw_flags);
 	names_free(&v->mgid_lines);
+	for (unsigned i = 0; i < v->num_pc_entries; i++)
+		free(v->pc_entries[i].group);
+	free(v->pc_entries);
 }
 
 void vf_config_free(struct vf_config *c)
@@ -298,6 +301,7 @@ void vf_config_free(struct vf_config *c)
 		free(c->mcgroups[i].mgids);
 	}
 	free(c->mcgroups);
+	free(c->pc_groups);
 	free(c->routing.algorithm);
 	free(c->routing.core_switches);
 	free(c->routing.route_last);
@@ -622,6 +626,17 @@ static void check_vf(const struct vf_config *c, const struct vf_cfg_vf *v,
 	check_dg_refs(c, &v->members, &v->at, "Member", owner, d);
 	check_dg_refs(c, &v->limited, &v->at, "LimitedMember", owner, d);
 	check_dg_refs(c, &v->both, &v->at, "member (both)", owner, d);
+	for (unsigned i = 0; i < v->num_pc_entries; i++) {
+		static const char *const word[] = { "", "limited", "full",
+						    "both" };
+		const struct vf_pc_entry *e = &v->pc_entries[i];
+
+		if (e->group && vf_config_dg_index(c, e->group) < 0)
+			vf_diag_add(d, VF_DIAG_ERROR, &v->at,
+				    "%s: %s member '@%s' names unknown DeviceGroup '%s'",
+				    owner, word[e->membership & 3], e->group,
+				    e->group);
+	}
 	if (!v->members.n && !v->limited.n && !v->both.n &&
 	    !v->from_partitions_conf)
 		vf_diag_add(d, VF_DIAG_ERROR, &v->at,

@@ -64,6 +64,39 @@ enum vf_membership {
 	VF_MEMBER_BOTH = 3,	/* full and limited: allow_both_pkeys */
 };
 
+/*
+ * partitions.conf as stock OpenSM reads it (pconfstock.h): one member
+ * entry of a partition, in file order.  A later entry naming a port
+ * overrides an earlier one for that port (OpenSM's osm_prtn_add_port).
+ */
+enum vf_pc_select {
+	VF_PC_GUID,		/* one port GUID */
+	VF_PC_ALL,		/* every port: ALL */
+	VF_PC_CAS,		/* ALL_CAS */
+	VF_PC_SWITCHES,		/* ALL_SWITCHES (switch port 0) */
+	VF_PC_ROUTERS,		/* ALL_ROUTERS */
+	VF_PC_SELF,		/* the SM's port */
+	VF_PC_GROUP,		/* a DeviceGroup (@NAME, vFabric files) */
+};
+
+struct vf_pc_entry {
+	unsigned seq;		/* order over the whole file */
+	uint8_t select;		/* enum vf_pc_select */
+	uint8_t membership;	/* enum vf_membership as written */
+	bool indx0;		/* the statement's indx0 flag */
+	uint64_t guid;		/* VF_PC_GUID */
+	char *group;		/* VF_PC_GROUP: the DeviceGroup's name */
+};
+
+/* A multicast group a stock partitions.conf creates, in creation order. */
+struct vf_pc_group {
+	unsigned vf;		/* the partition (config VF) creating it */
+	uint64_t mgid_hi, mgid_lo;	/* as created (scope and P_Key set) */
+	unsigned mtu, rate;	/* as OpenSM holds them (any number) */
+	unsigned sl, scope, tclass;
+	uint32_t qkey, flow_label;
+};
+
 /* A growable list of names (references to other objects). */
 struct vf_names {
 	char **v;
@@ -153,6 +186,8 @@ struct vf_cfg_vf {
 	struct vf_names mgid_lines;	/* partitions.conf mgid= definitions */
 	bool from_partitions_conf;	/* a stock partition: may have no
 					 * members, as in OpenSM */
+	struct vf_pc_entry *pc_entries;	/* stock partitions.conf members */
+	unsigned num_pc_entries;
 	unsigned max_mtu;		/* bytes, 0 unlimited */
 	unsigned max_rate;		/* IB rate code, 0 unlimited */
 	char *qos_group;		/* QOSGroup name, or NULL */
@@ -213,6 +248,15 @@ struct vf_config {
 	 * partitions.conf front-end, so a stock file keeps its meaning.
 	 */
 	bool stock_defaults;
+	/*
+	 * A partitions.conf without vFabric statements, read exactly as
+	 * stock OpenSM reads it (pconfstock.h): every VF is one OpenSM
+	 * partition with an explicit P_Key and pc_entries; pc_groups are
+	 * the multicast groups it creates, in OpenSM's order.
+	 */
+	bool stock_file;
+	struct vf_pc_group *pc_groups;
+	unsigned num_pc_groups;
 	/*
 	 * <Sm><PathSelection>: the order of LID pairs in PathRecord answers
 	 * (enum vf_path_selection, partition/pathsel.h); -1 unset.

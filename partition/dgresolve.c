@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "partition/dgresolve.h"
+#include "partition/pconfstock.h"
 #include "partition/ndpattern.h"
 
 static void set_bit(struct vf_dg_members *m, unsigned g, uint32_t p)
@@ -174,6 +175,8 @@ int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
 	r.done = done;
 	for (unsigned g = 0; g < c->num_dgs; g++)
 		resolve_one(&r, g, 0);
+	/* partitions.conf partitions: their final members (last entry wins) */
+	vf_pc_resolve(c, f, sm_node, m);
 	rc = 0;
 out:
 	vf_name_index_free(&r.index);

@@ -90,17 +90,19 @@ static void put_indx0(FILE *out, const struct vf_partition *part,
 static void put_partition(FILE *out, const struct vf_partition *part,
 			  const struct vf_fabric *f)
 {
-	bool all0;
+	bool block = !part->ipoib && !part->stock_rules, all0;
+	/* a partitions.conf's mtu and rate also check its IP groups */
+	bool flags = part->ipoib || part->stock_rules;
 
 	put_name(out, part->name);
 	fprintf(out, "=0x%04x", part->pkey);
 	if (part->ipoib)
 		fprintf(out, ", ipoib");
-	if (!part->ipoib)
+	if (block)
 		fprintf(out, BLOCK_FLAGS);
-	if (part->mtu && part->ipoib)
+	if (part->mtu && flags)
 		fprintf(out, ", mtu=%u", part->mtu);
-	if (part->rate && part->ipoib)
+	if (part->rate && flags)
 		fprintf(out, ", rate=%u", part->rate);
 	if (part->sl >= 0)
 		fprintf(out, ", sl=%d", part->sl);
@@ -111,10 +113,15 @@ static void put_partition(FILE *out, const struct vf_partition *part,
 	if (all0)
 		fprintf(out, ", indx0");
 	fprintf(out, " :");
-	/* an mgid= definition takes the rest of its line, in OpenSM */
+	/*
+	 * An mgid= definition takes the rest of its line, in OpenSM; one
+	 * without a flag makes OpenSM read on past the end of its line
+	 * (pconfstock.h): an unknown flag, which it ignores, stops that.
+	 */
 	for (unsigned i = 0; i < part->mgid_lines.n; i++)
-		fprintf(out, "\n\t%s", part->mgid_lines.v[i]);
-	if (!part->ipoib)
+		fprintf(out, "\n\t%s%s", part->mgid_lines.v[i],
+			strchr(part->mgid_lines.v[i], ',') ? "" : ", vfabric");
+	if (block)
 		fprintf(out, "\n\t" BLOCK_MGID);
 	/*
 	 * OpenSM 3.3.23 reads past the end of an mgid= line, so a ';' there
@@ -130,11 +137,117 @@ static void put_partition(FILE *out, const struct vf_partition *part,
 	put_indx0(out, part, f);
 }
 
+static const struct vf_partition *part_by_pkey(const struct vf_plan *p,
+					       uint16_t pkey)
+{
+	for (unsigned k = 0; k < p->num_parts; k++)
+		if (p->parts[k].pkey == pkey)
+			return &p->parts[k];
+	return NULL;
+}
+
+/* "Name=0xPKEY[, indx0] :" and the members (all, or the indx0 ones). */
+static void put_stock_members(FILE *out, const struct vf_partition *part,
+			      const struct vf_fabric *f, bool indx0)
+{
+	bool first = true;
+
+	put_name(out, part->name);
+	fprintf(out, "=0x%04x%s :", part->pkey, indx0 ? ", indx0" : "");
+	for (unsigned i = 0; i < part->num_members; i++) {
+		const struct vf_part_member *m = &part->members[i];
+
+		if (indx0 && !m->indx0)
+			continue;
+		fprintf(out, "%s\n\t0x%016llx=%s", first ? "" : ",",
+			(unsigned long long)f->ports[m->port].guid,
+			membership_word[m->membership]);
+		first = false;
+	}
+	fprintf(out, " ;\n\n");
+}
+
+static int by_pkey(const void *a, const void *b)
+{
+	const struct vf_partition *x = *(const struct vf_partition *const *)a;
+	const struct vf_partition *y = *(const struct vf_partition *const *)b;
+
+	return (int)x->pkey - (int)y->pkey;
+}
+
+/*
+ * A stock partitions.conf, as OpenSM made it: first each multicast group
+ * in OpenSM's creation order (so that MLIDs come out the same), every
+ * flag written out (an mgid= item with flags never makes OpenSM read on
+ * past its statement, and an IP group's rate and MTU are its statement's);
+ * then each partition's final members, no ipoib (the groups are above);
+ * then, per partition, the ports that have it at index 0.  A partition
+ * without members is dropped by OpenSM with its groups, as from the
+ * source.
+ */
+static void put_stock(FILE *out, const struct vf_plan *p,
+		      const struct vf_fabric *f)
+{
+	const struct vf_partition **order;
+
+	for (unsigned i = 0; i < p->num_groups; i++) {
+		const struct vf_pc_group *g = &p->groups[i];
+		const struct vf_partition *part =
+			part_by_pkey(p, p->vf_pkey[g->vf]);
+
+		if (!part)
+			continue;
+		put_name(out, part->name);
+		fprintf(out, "=0x%04x, mtu=%u, rate=%u :\n\tmgid=", part->pkey,
+			g->mtu, g->rate);
+		for (int b = 3; b >= 0; b--)
+			fprintf(out, "%04x:", (unsigned)(g->mgid_hi >> (16 * b)) &
+				0xffff);
+		for (int b = 3; b >= 0; b--)
+			fprintf(out, "%04x%s", (unsigned)(g->mgid_lo >> (16 * b)) &
+				0xffff, b ? ":" : "");
+		fprintf(out, ", scope=%u, sl=%u, Q_Key=0x%x, TClass=%u, FlowLabel=0x%x ;\n\n",
+			g->scope, g->sl, g->qkey, g->tclass, g->flow_label);
+	}
+	/*
+	 * By P_Key (the order of these statements means nothing to OpenSM):
+	 * each partition's members, then per partition the ports that hold
+	 * it at index 0 (each port in one of those at most).
+	 */
+	order = malloc((p->num_parts ? p->num_parts : 1) * sizeof(*order));
+	for (unsigned k = 0; order && k < p->num_parts; k++)
+		order[k] = &p->parts[k];
+	if (order)
+		qsort(order, p->num_parts, sizeof(*order), by_pkey);
+	for (unsigned k = 0; k < p->num_parts; k++) {
+		const struct vf_partition *part = order ? order[k] :
+							  &p->parts[k];
+
+		if (part->num_members)
+			put_stock_members(out, part, f, false);
+	}
+	for (unsigned k = 0; k < p->num_parts; k++) {
+		const struct vf_partition *part = order ? order[k] :
+							  &p->parts[k];
+
+		for (unsigned i = 0; i < part->num_members; i++)
+			if (part->members[i].indx0) {
+				put_stock_members(out, part, f, true);
+				break;
+			}
+	}
+	free(order);
+}
+
 void vf_emit_partitions(FILE *out, const struct vf_plan *p,
 			const struct vf_fabric *f, const char *source)
 {
 	fprintf(out, "# Generated by opensm-vfabric from %s; rewritten on every heavy sweep.\n# Edit the source, not this file.\n\n",
 		source);
+	if (p->stock) {
+		put_stock(out, p, f);
+		return;
+	}
 	for (unsigned k = 0; k < p->num_parts; k++)
 		put_partition(out, &p->parts[k], f);
 }

@@ -9,6 +9,7 @@
 
 #include "partition/ndpattern.h"
 #include "partition/pconf.h"
+#include "partition/pconfstock.h"
 #include "partition/values.h"
 
 #define MAX_FILE (16u << 20)
@@ -20,6 +21,8 @@ struct pc {
 	const char *file;	/* owned by c->files */
 	char *text;		/* the file, comments blanked */
 	bool vfabric;
+	unsigned seq;		/* member entries so far (from 2: the
+				 * default's two come first) */
 };
 
 static struct vf_where where(const struct pc *pc, const char *at)
@@ -242,12 +245,22 @@ static int vfabric_statement(struct pc *pc, bool group, const char *name,
 
 /* ---- partitions --------------------------------------------------------- */
 
-/* One partition being read: its VF and its member groups. */
+/*
+ * Partition statements mean what they mean to stock OpenSM (pconfstock.h
+ * has the exact reader of files without vFabric statements): flags and
+ * member words are taken by any prefix, statements with the same P_Key,
+ * or with the same name and no P_Key, add to one partition, and each
+ * member entry is kept in file order: a later entry for a port overrides
+ * an earlier one (struct vf_pc_entry).  @GROUP members are the
+ * extension.
+ */
+
+/* One partition statement being read. */
 struct part {
-	struct vf_cfg_vf *vf;
-	char *name;		/* the VF's name, for the member groups */
+	unsigned vf;		/* index: the VF array may move */
 	struct vf_where at;
 	uint8_t defmember;	/* enum vf_membership of bare members */
+	bool indx0;
 	char owner[96];
 };
 
@@ -271,32 +284,25 @@ static int raw_flag(struct vf_cfg_vf *v, const char *key, const char *val)
 	return 0;
 }
 
-/* Stock flags that OpenSM itself interprets: passed on as written. */
-static bool stock_raw(const char *key)
+/* Is word a prefix of full (as OpenSM compares: strncmp, its length)? */
+static bool prefix(const char *word, const char *full)
 {
-	static const char *const keys[] = { "sl", "scope", "Q_Key",
-					    "TClass", "FlowLabel", "indx0" };
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(key, keys[i]))
-			return true;
-	return false;
+	return !strncmp(word, full, strlen(word));
 }
 
-/* Membership words, as OpenSM takes them (any prefix of the word). */
-static int membership(const char *w, uint8_t *out)
+/* OpenSM's membership words: full, both or else limited (an unknown word
+ * is limited, with a warning, as OpenSM). */
+static uint8_t member_word(struct pc *pc, const char *w, const char *at,
+			   const char *owner)
 {
-	size_t n = strlen(w);
-
-	if (n && !strncmp(w, "full", n))
-		*out = VF_MEMBER_FULL;
-	else if (n && !strncmp(w, "both", n))
-		*out = VF_MEMBER_BOTH;
-	else if (n && !strncmp(w, "limited", n))
-		*out = VF_MEMBER_LIMITED;
-	else
-		return -EINVAL;
-	return 0;
+	if (prefix(w, "full"))
+		return VF_MEMBER_FULL;
+	if (prefix(w, "both"))
+		return VF_MEMBER_BOTH;
+	if (!prefix(w, "limited"))
+		warning(pc, at, owner, "unknown membership; limited (as OpenSM)",
+			w);
+	return VF_MEMBER_LIMITED;
 }
 
 /* A stock flag with an IB code value (mtu, rate): 0 if malformed. */
@@ -312,7 +318,7 @@ static unsigned code(const char *val, unsigned max)
 static int vfabric_flag(struct pc *pc, struct part *p, const char *key,
 			const char *val, const char *at)
 {
-	struct vf_cfg_vf *v = p->vf;
+	struct vf_cfg_vf *v = &pc->c->vfs[p->vf];
 	const char *why = "";
 	long l;
 	int rc = 0;
@@ -365,119 +371,112 @@ static int vfabric_flag(struct pc *pc, struct part *p, const char *key,
 static int partition_flag(struct pc *pc, struct part *p, char *key,
 			  char *val, const char *at)
 {
-	struct vf_cfg_vf *v = p->vf;
+	struct vf_cfg_vf *v = &pc->c->vfs[p->vf];
 	unsigned mtu;
-	int rc;
+	int rc = vfabric_flag(pc, p, key, val, at);
 
-	if (!strcmp(key, "ipoib")) {
-		v->ipoib = true;
-	} else if (!strcmp(key, "mtu")) {
+	if (rc <= 0)
+		return rc;
+	/* OpenSM's order: the group flags first, each by any prefix */
+	if (prefix(key, "mtu")) {
 		mtu = code(val, 5);
 		if (!mtu)
 			warning(pc, at, p->owner, "mtu needs 1-5; skipped (as OpenSM)",
 				val ? val : "");
-		v->max_mtu = mtu ? 128u << mtu : 0;
-	} else if (!strcmp(key, "rate")) {
-		v->max_rate = code(val, 22);
-		if (!v->max_rate)
+		v->max_mtu = mtu ? 128u << mtu : v->max_mtu;
+	} else if (prefix(key, "rate")) {
+		unsigned rate = code(val, 22);
+
+		if (!rate)
 			warning(pc, at, p->owner, "rate needs an IB rate code; skipped (as OpenSM)",
 				val ? val : "");
-	} else if (!strcmp(key, "defmember")) {
-		if (!val || membership(val, &p->defmember))
-			error(pc, at, p->owner,
-			      "defmember needs limited, full or both, not",
-			      val ? val : "");
-	} else if (stock_raw(key)) {
-		return raw_flag(v, key, val);
+		v->max_rate = rate ? rate : v->max_rate;
+	} else if (prefix(key, "scope") || prefix(key, "Q_Key") ||
+		   prefix(key, "TClass") || prefix(key, "sl") ||
+		   prefix(key, "FlowLabel")) {
+		return raw_flag(v, key, val);	/* OpenSM reads them */
+	} else if (prefix(key, "ipoib")) {
+		v->ipoib = true;
+	} else if (prefix(key, "defmember")) {
+		if (!val || (!prefix(val, "limited") && !prefix(val, "both") &&
+			     !prefix(val, "full")))
+			warning(pc, at, p->owner,
+				"defmember needs limited, full or both; skipped (as OpenSM)",
+				val ? val : "");
+		else
+			p->defmember = member_word(pc, val, at, p->owner);
+	} else if (!strcmp(key, "indx0")) {
+		p->indx0 = true;
 	} else {
-		rc = vfabric_flag(pc, p, key, val, at);
-		if (rc <= 0)
-			return rc;
 		warning(pc, at, p->owner,
 			"unknown partition flag; ignored (as OpenSM)", key);
 	}
 	return 0;
 }
 
-/* The member group of p for one membership, made on first use. */
-static struct vf_cfg_dg *member_group(struct pc *pc, struct part *p,
-				      uint8_t m)
+static int add_entry(struct pc *pc, struct part *p, uint8_t select,
+		     uint8_t m, uint64_t guid, const char *group)
 {
-	static const char *const suffix[] = {
-		[VF_MEMBER_LIMITED] = "limited", [VF_MEMBER_FULL] = "full",
-		[VF_MEMBER_BOTH] = "both",
-	};
-	struct vf_names *list = m == VF_MEMBER_FULL ? &p->vf->members :
-				m == VF_MEMBER_LIMITED ? &p->vf->limited :
-				&p->vf->both;
-	char name[VF_CFG_MAX_NAME + 32];
-	struct vf_cfg_dg *g;
+	struct vf_cfg_vf *v = &pc->c->vfs[p->vf];
+	struct vf_pc_entry *grown = realloc(v->pc_entries,
+					    (v->num_pc_entries + 1) *
+					    sizeof(*grown));
 
-	snprintf(name, sizeof(name), "%s#%s", p->name, suffix[m]);
-	for (unsigned i = 0; i < pc->c->num_dgs; i++)
-		if (!strcmp(pc->c->dgs[i].name, name))
-			return &pc->c->dgs[i];
-	/* the VF may move as groups are added: only names are kept */
-	if (vf_names_add(list, name))
-		return NULL;
-	g = vf_config_new_dg(pc->c, name, p->at);
-	if (g)
-		g->synthesized = true;
-	return g;
+	if (!grown)
+		return -ENOMEM;
+	v->pc_entries = grown;
+	grown[v->num_pc_entries] = (struct vf_pc_entry){
+		.seq = pc->seq++, .select = select, .membership = m,
+		.indx0 = p->indx0, .guid = guid,
+		.group = group ? strdup(group) : NULL };
+	if (group && !grown[v->num_pc_entries].group)
+		return -ENOMEM;
+	v->num_pc_entries++;
+	return 0;
 }
-
-static const struct {
-	const char *word;
-	const char *group;
-} member_words[] = {
-	{ "ALL", "All" }, { "ALL_CAS", "AllCAs" },
-	{ "ALL_SWITCHES", "AllSWs" }, { "ALL_ROUTERS", "AllRouters" },
-	{ "SELF", "Self" },
-};
 
 static int partition_member(struct pc *pc, struct part *p, char *name,
 			    char *val, const char *at)
 {
-	uint8_t m = p->defmember;
-	struct vf_cfg_dg *g;
-	const char *include = NULL;
-	uint64_t guid = 0;
-	const char *why;
+	uint8_t m = p->defmember, select = VF_PC_GUID;
+	unsigned long long guid = 0;
+	char *end;
 
 	/* OpenSM: an empty name or a prefix of NONE is no member */
-	if (!*name || !strncmp(name, "NONE", strlen(name)))
+	if (!*name || prefix(name, "NONE"))
 		return 0;
-	if (val && membership(val, &m)) {
-		error(pc, at, p->owner, "membership is full, limited or both, not",
-		      val);
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(member_words) / sizeof(member_words[0]);
-	     i++)
-		if (!strcmp(name, member_words[i].word))
-			include = member_words[i].group;
+	if (val)
+		m = member_word(pc, val, at, p->owner);
 	if (name[0] == '@') {
 		pc->vfabric = true;
-		include = name + 1;
+		return add_entry(pc, p, VF_PC_GROUP, m, 0, name + 1);
 	}
-	if (!include && (vf_parse_u64(name, 0, &guid, &why) || !guid)) {
+	if (prefix(name, "ALL"))
+		select = VF_PC_ALL;
+	else if (prefix(name, "ALL_CAS"))
+		select = VF_PC_CAS;
+	else if (prefix(name, "ALL_SWITCHES"))
+		select = VF_PC_SWITCHES;
+	else if (prefix(name, "ALL_ROUTERS"))
+		select = VF_PC_ROUTERS;
+	else if (prefix(name, "SELF"))
+		select = VF_PC_SELF;
+	else if (!(guid = strtoull(name, &end, 0)) || *end) {
 		error(pc, at, p->owner, "not a port GUID or member keyword",
 		      name);
 		return 0;
 	}
-	g = member_group(pc, p, m);
-	if (!g)
-		return -ENOMEM;
-	return include ? vf_names_add(&g->includes, include) :
-			 vf_guids_add(&g->port_guids, guid);
+	return add_entry(pc, p, select, m, guid, NULL);
 }
 
-/* A VF name for the partition: its own, made unique (OpenSM merges
- * repeated definitions; each keeps its own members here). */
+/* A VF name for a new partition: its own, made unique. */
 static int unique_name(struct pc *pc, const char *name, char *out,
 		       size_t size)
 {
-	snprintf(out, size, "%s", name);
+	/* room for "#NNNN" and the member groups' "#limited" */
+	int room = VF_CFG_MAX_NAME - 16;
+
+	snprintf(out, size, "%.*s", room, name);
 	for (unsigned n = 2; n < 10000; n++) {
 		bool taken = false;
 
@@ -485,49 +484,108 @@ static int unique_name(struct pc *pc, const char *name, char *out,
 			taken = !strcmp(pc->c->vfs[i].name, out);
 		if (!taken)
 			return 0;
-		snprintf(out, size, "%s#%u", name, n);
+		snprintf(out, size, "%.*s#%u", room, name, n);
 	}
 	return -EEXIST;
+}
+
+/* The partition a statement adds to: by P_Key, else by name (OpenSM). */
+static int find_part(const struct pc *pc, int pkey, const char *name)
+{
+	for (unsigned i = 0; i < pc->c->num_vfs; i++) {
+		const struct vf_cfg_vf *v = &pc->c->vfs[i];
+
+		if (!v->from_partitions_conf)
+			continue;
+		if (pkey > 0 ? v->pkey == pkey :
+		    *name && !strncmp(v->name, name, 31))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* A new partition's VF, with its member groups (vf_pc_resolve fills
+ * them with the final members, for the SA and routing). */
+static int new_part(struct pc *pc, const char *name, int pkey,
+		    struct vf_where at)
+{
+	static const char *const word[] = { "", "limited", "full", "both" };
+	char vname[VF_CFG_MAX_NAME + 16], gname[VF_CFG_MAX_NAME + 32];
+	struct vf_cfg_vf *v;
+
+	if (*name)
+		snprintf(gname, sizeof(gname), "%s", name);
+	else if (pkey > 0)
+		snprintf(gname, sizeof(gname), "%04x", pkey);
+	else
+		snprintf(gname, sizeof(gname), "partition");
+	if (unique_name(pc, gname, vname, sizeof(vname)))
+		return -EEXIST;
+	v = vf_config_new_vf(pc->c, vname, at);
+	if (!v)
+		return -ENOMEM;
+	v->enable = true;
+	v->security = true;		/* limited means limited */
+	v->from_partitions_conf = true;
+	v->pkey = pkey > 0 ? pkey : -1;
+	for (uint8_t m = VF_MEMBER_LIMITED; m <= VF_MEMBER_BOTH; m++) {
+		struct vf_cfg_dg *g;
+		struct vf_cfg_vf *vf = &pc->c->vfs[pc->c->num_vfs - 1];
+
+		snprintf(gname, sizeof(gname), "%s#%s", vname, word[m]);
+		if (vf_names_add(m == VF_MEMBER_FULL ? &vf->members :
+				 m == VF_MEMBER_LIMITED ? &vf->limited :
+				 &vf->both, gname))
+			return -ENOMEM;
+		g = vf_config_new_dg(pc->c, gname, at);
+		if (!g)
+			return -ENOMEM;
+		g->synthesized = true;
+	}
+	return (int)pc->c->num_vfs - 1;
 }
 
 static int partition_header(struct pc *pc, struct part *p, const char *s,
 			    const char *e)
 {
 	const char *end = item_end(s, e, ',');
-	char *first = token(s, end), *pkey, *endp;
-	char name[VF_CFG_MAX_NAME + 16];
-	unsigned long v;
-	int rc = 0;
+	char *first = token(s, end), *pkey, *name, *endp;
+	int k, explicit_pkey = 0, rc = 0;
 
 	if (!first)
 		return -ENOMEM;
 	pkey = split_value(first);
-	if (!*first || strlen(first) > VF_CFG_MAX_NAME ||
-	    unique_name(pc, first, name, sizeof(name))) {
-		error(pc, s, "partition", "a name of 1-63 characters is needed, not",
-		      first);
-		free(first);
+	name = first;
+	/* OpenSM: a name starting with a digit, without '=', is the P_Key */
+	if (!pkey && isdigit((unsigned char)*name)) {
+		pkey = name;
+		name = first + strlen(first);	/* "" */
+	}
+	if (pkey) {
+		/* as OpenSM: 16 bits of the number, the low 15 the P_Key,
+		 * none (0x8000) makes it automatic */
+		explicit_pkey = (int)((uint16_t)strtoul(pkey, &endp, 0) &
+				      0x7fff);
+		if (endp == pkey || *endp) {
+			error(pc, s, "partition", "the P_Key is not a number",
+			      pkey);
+			free(first);
+			return 1;
+		}
+	}
+	snprintf(p->owner, sizeof(p->owner), "partition '%.60s'",
+		 *name ? name : pkey ? pkey : "");
+	k = find_part(pc, explicit_pkey, name);
+	if (k < 0)
+		k = new_part(pc, name, explicit_pkey, p->at);
+	free(first);
+	if (k == -ENOMEM)
+		return k;
+	if (k < 0) {
+		error(pc, s, p->owner, "too many partitions of that name", NULL);
 		return 1;
 	}
-	p->vf = vf_config_new_vf(pc->c, name, p->at);
-	p->name = strdup(name);
-	snprintf(p->owner, sizeof(p->owner), "partition '%s'", first);
-	if (!p->vf || !p->name) {
-		free(first);
-		return -ENOMEM;
-	}
-	p->vf->enable = true;
-	p->vf->security = true;		/* limited means limited */
-	p->vf->from_partitions_conf = true;
-	if (pkey) {
-		v = strtoul(pkey, &endp, 0);
-		if (*endp || !(v & 0x7fff) || v > 0xffff)
-			error(pc, s, p->owner, "P_Key must be 0x0001-0xffff, not",
-			      pkey);
-		else
-			p->vf->pkey = (int)(v & 0x7fff);
-	}
-	free(first);
+	p->vf = (unsigned)k;
 	for (s = end + (end < e); s < e && !rc; s = end + (end < e)) {
 		char *flag, *val;
 
@@ -560,13 +618,19 @@ static int partition_members(struct pc *pc, struct part *p, const char *s,
 			end = memchr(s, '\n', (size_t)(e - s));
 			end = end ? end : e;
 			item = token(s, end);
-			rc = item ? vf_names_add(&p->vf->mgid_lines, item) :
-				    -ENOMEM;
+			rc = item ? vf_names_add(&pc->c->vfs[p->vf].mgid_lines,
+						 item) : -ENOMEM;
 			free(item);
 			s = end;
 			continue;
 		}
+		/* OpenSM reads a line at a time: a line ends an item too */
 		end = item_end(s, e, ',');
+		{
+			const char *nl = memchr(s, '\n', (size_t)(end - s));
+
+			end = nl ? nl : end;
+		}
 		item = token(s, end);
 		if (!item)
 			return -ENOMEM;
@@ -589,10 +653,37 @@ static int partition(struct pc *pc, const char *s, const char *colon,
 	if (!rc)
 		rc = partition_members(pc, &p, colon + 1, e);
 	/* a stock partition carries any traffic */
-	if (!rc && p.vf && !p.vf->apps.n)
-		rc = vf_names_add(&p.vf->apps, "All");
-	free(p.name);
+	if (!rc && !pc->c->vfs[p.vf].apps.n)
+		rc = vf_names_add(&pc->c->vfs[p.vf].apps, "All");
 	return rc > 0 ? 0 : rc;
+}
+
+/*
+ * OpenSM starts the default partition with ALL=limited, SELF=full; the
+ * file's entries for it come after (they win).  Without a Default
+ * statement the plan's stock default rules say the same.
+ */
+static int default_entries(struct pc *pc)
+{
+	int k = find_part(pc, 0x7fff, "");
+	struct vf_cfg_vf *v;
+	struct vf_pc_entry *grown;
+
+	if (k < 0)
+		return 0;
+	v = &pc->c->vfs[k];
+	grown = realloc(v->pc_entries, (v->num_pc_entries + 2) *
+				       sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	v->pc_entries = grown;
+	memmove(grown + 2, grown, v->num_pc_entries * sizeof(*grown));
+	grown[0] = (struct vf_pc_entry){ .seq = 0, .select = VF_PC_ALL,
+					 .membership = VF_MEMBER_LIMITED };
+	grown[1] = (struct vf_pc_entry){ .seq = 1, .select = VF_PC_SELF,
+					 .membership = VF_MEMBER_FULL };
+	v->num_pc_entries += 2;
+	return 0;
 }
 
 /* ---- statements --------------------------------------------------------- */
@@ -696,11 +787,12 @@ blank:
 	return text;
 }
 
-/* From buf (len bytes) when not NULL, else from the file path. */
-static int load(const char *path, const char *buf, size_t len,
-		struct vf_config *c, struct vf_diag *d, bool *vfabric)
+/* The vFabric reading: from buf (len bytes) when not NULL, else path. */
+static int extended_load(const char *path, const char *buf, size_t len,
+			 struct vf_config *c, struct vf_diag *d,
+			 bool *vfabric)
 {
-	struct pc pc = { .c = c, .d = d };
+	struct pc pc = { .c = c, .d = d, .seq = 2 };
 	int rc;
 
 	*vfabric = false;
@@ -718,6 +810,8 @@ static int load(const char *path, const char *buf, size_t len,
 		s = *end ? end + 1 : end;
 	}
 	if (!rc)
+		rc = default_entries(&pc);
+	if (!rc)
 		rc = vf_config_add_builtins(c);
 	if (rc == -ENOMEM) {
 		struct vf_where at = { pc.file, 0 };
@@ -726,6 +820,35 @@ static int load(const char *path, const char *buf, size_t len,
 	}
 	*vfabric = pc.vfabric;
 	free(pc.text);
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/* Forget the messages after the first n (a reading given up). */
+static void diag_cut(struct vf_diag *d, unsigned n)
+{
+	while (d->n > n) {
+		struct vf_diag_msg *m = &d->v[--d->n];
+
+		d->errors -= m->level == VF_DIAG_ERROR;
+		free(m->text);
+	}
+}
+
+/* From buf (len bytes) when not NULL, else from the file path. */
+static int load(const char *path, const char *buf, size_t len,
+		struct vf_config *c, struct vf_diag *d, bool *vfabric)
+{
+	unsigned first = d->n;
+	int rc = extended_load(path, buf, len, c, d, vfabric);
+
+	if (rc || *vfabric || d->oom)
+		return rc;
+	/* no vFabric statement: stock OpenSM's meaning, exactly */
+	diag_cut(d, first);
+	vf_config_free(c);
+	if (vf_names_add(&c->files, path))
+		return -ENOMEM;
+	rc = vf_pconf_stock_load(path, buf, len, c, d);
 	return rc == -ENOMEM ? rc : 0;
 }
 

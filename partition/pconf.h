@@ -41,8 +41,9 @@
 /*
  * Add the definitions in path to c; problems to d, naming file, line and
  * object.  *vfabric tells whether the file uses anything beyond stock
- * OpenSM (when it does not, the plugin leaves it to OpenSM untouched).
- * Returns 0, or -errno when the file cannot be read (also in d).
+ * OpenSM (when it does not, it is read exactly as OpenSM reads it:
+ * pconfstock.h).  Returns 0, or -errno when the file cannot be read (also
+ * in d).
  */
 int vf_pconf_load(const char *path, struct vf_config *c, struct vf_diag *d,
 		  bool *vfabric);

@@ -209,7 +209,8 @@ static int part_of(struct plan_work *w, struct vf_plan *p, uint16_t pkey,
 		return -1;
 	w->mem[p->num_parts] = calloc(w->num_ends ? w->num_ends : 1, 1);
 	p->parts[p->num_parts] = (struct vf_partition){
-		.name = strdup(name), .pkey = pkey, .sl = -1 };
+		.name = strdup(name), .pkey = pkey, .sl = -1,
+		.stock_rules = true };
 	w->first_vf[p->num_parts] = vf;
 	if (!w->mem[p->num_parts] || !p->parts[p->num_parts].name) {
 		free(w->mem[p->num_parts]);
@@ -318,6 +319,7 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 	if (k < 0)
 		return -ENOMEM;
 	part = &p->parts[k];
+	part->stock_rules &= v->from_partitions_conf;
 	part->ipoib |= v->ipoib || vf_ipoib(w->c, v, part->pkey);
 	if (v->raw_flags && !part->raw_flags &&
 	    !(part->raw_flags = strdup(v->raw_flags)))
@@ -370,6 +372,122 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 	free(full);
 	free(lim);
 	return rc;
+}
+
+/* ---- a stock partitions.conf: OpenSM's own rule ------------------------ */
+
+/* Does entry e name port slot `port` (as OpenSM finds ports by GUID)? */
+static bool pc_names(const struct plan_work *w, const struct vf_pc_entry *e,
+		     uint32_t port)
+{
+	const struct vf_fabric *f = w->f;
+	uint8_t type = f->nodes[f->ports[port].node].type;
+
+	switch (e->select) {
+	case VF_PC_ALL:
+		return true;
+	case VF_PC_CAS:
+		return type == VF_NODE_CA;
+	case VF_PC_SWITCHES:
+		return type == VF_NODE_SWITCH;
+	case VF_PC_ROUTERS:
+		return type == VF_NODE_ROUTER;
+	case VF_PC_SELF:
+		return port == w->o->sm_port;
+	case VF_PC_GROUP: {
+		int g = vf_config_dg_index(w->c, e->group);
+
+		return g >= 0 && vf_dg_has(&w->dg, (unsigned)g, port);
+	}
+	default:
+		return f->ports[port].guid == e->guid;
+	}
+}
+
+struct pc_ref {
+	unsigned seq, vf, entry;
+};
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct pc_ref *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Every entry of every partition in file order: the last one naming a
+ * port decides its membership there (osm_prtn_add_port overwrites), both
+ * is full only without allow_both_pkeys, and an indx0 entry puts its
+ * partition at the port's index 0 until a later entry of that partition
+ * without indx0 names the port again.  With !set_mem only the index 0
+ * part (a partitions.conf with vFabric statements: its members come from
+ * the member groups vf_pc_resolve() filled).
+ */
+static int stock_members(struct plan_work *w, struct vf_plan *p,
+			 bool set_mem)
+{
+	const struct vf_config *c = w->c;
+	struct pc_ref *refs;
+	int *part = calloc(c->num_vfs + 1, sizeof(*part));
+	unsigned n = 0, total = 0;
+
+	for (unsigned i = 0; i < c->num_vfs; i++)
+		total += c->vfs[i].num_pc_entries;
+	refs = malloc((total + 1) * sizeof(*refs));
+	if (!part || !refs)
+		goto oom;
+	for (unsigned i = 0; i < c->num_vfs; i++) {
+		/* a stock partition without members still makes its groups
+		 * (OpenSM then drops both): it keeps the MLIDs in step */
+		if (!p->vf_pkey[i] ||
+		    (!set_mem && !c->vfs[i].num_pc_entries))
+			continue;
+		part[i] = part_of(w, p, p->vf_pkey[i], c->vfs[i].name, i);
+		if (part[i] < 0)
+			goto oom;
+		for (unsigned j = 0; j < c->vfs[i].num_pc_entries; j++)
+			refs[n++] = (struct pc_ref){
+				c->vfs[i].pc_entries[j].seq, i, j };
+	}
+	qsort(refs, n, sizeof(*refs), by_seq);
+	for (unsigned r = 0; r < n; r++) {
+		const struct vf_pc_entry *e =
+			&c->vfs[refs[r].vf].pc_entries[refs[r].entry];
+		unsigned k = (unsigned)part[refs[r].vf];
+		uint8_t m = e->membership == VF_MEMBER_BOTH &&
+			    !w->o->allow_both_pkeys ? VF_MEMBER_FULL :
+			    e->membership;
+
+		for (uint32_t x = 0; x < w->num_ends; x++) {
+			if (!pc_names(w, e, w->ends[x]))
+				continue;
+			if (set_mem)
+				w->mem[k][x] = m;
+			if (e->indx0)
+				w->idx0[x] = (int)k;
+			else if (w->idx0[x] == (int)k)
+				w->idx0[x] = -1;
+		}
+	}
+	if (!set_mem)
+		goto done;
+	p->stock = true;
+	p->groups = malloc((c->num_pc_groups + 1) * sizeof(*p->groups));
+	if (!p->groups)
+		goto oom;
+	if (c->num_pc_groups)
+		memcpy(p->groups, c->pc_groups,
+		       c->num_pc_groups * sizeof(*p->groups));
+	p->num_groups = c->num_pc_groups;
+done:
+	free(part);
+	free(refs);
+	return 0;
+oom:
+	free(part);
+	free(refs);
+	return -ENOMEM;
 }
 
 /*
@@ -587,6 +705,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	int rc = -ENOMEM;
 
 	memset(p, 0, sizeof(*p));
+	p->allow_both = o->allow_both_pkeys;
 	p->num_vfs = c->num_vfs;
 	p->vf_pkey = calloc(c->num_vfs + 1, sizeof(*p->vf_pkey));
 	p->vf_sl = calloc(c->num_vfs + 1, sizeof(*p->vf_sl));
@@ -607,6 +726,13 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 			w.ends[w.num_ends++] = port;
 	if (init_ends(&w) || part_of(&w, p, VF_PKEY_DEFAULT, "Default", 0) < 0)
 		goto out;
+	if (c->stock_file) {
+		/* OpenSM's meaning; its pkey manager handles table sizes */
+		rc = stock_members(&w, p, true);
+		if (!rc)
+			rc = compact(&w, p);
+		goto out;
+	}
 	for (unsigned i = 0; i < c->num_vfs; i++) {
 		if (p->vf_pkey[i] && add_vf(&w, p, i))
 			goto out;
@@ -622,7 +748,13 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	 * partitions.conf: only its Default line decides, as in OpenSM) */
 	if (!own_default && !c->stock_defaults)
 		p->parts[0].ipoib = true;
-	default_rules(&w, p, own_default);
+	/* a partitions.conf's Default statement starts with OpenSM's own
+	 * entries (ALL=limited, SELF=full): its members are final */
+	if (!own_default || !c->stock_defaults)
+		default_rules(&w, p, own_default);
+	/* and its indx0 flags, per statement */
+	if (c->stock_defaults && stock_members(&w, p, false))
+		goto out;
 	flag_non_end_ports(&w, d);
 	fit_capacity(&w, p, d);
 	set_index0(&w, p);
@@ -645,6 +777,7 @@ void vf_plan_free(struct vf_plan *p)
 		free(p->parts[k].mgid_lines.v);
 	}
 	free(p->parts);
+	free(p->groups);
 	free(p->vf_pkey);
 	free(p->vf_sl);
 	memset(p, 0, sizeof(*p));
@@ -705,7 +838,9 @@ uint16_t vf_plan_port_index0(const struct vf_plan *p, uint32_t port)
 		if (m->indx0)
 			return m->membership == VF_MEMBER_BOTH ? part->pkey :
 								 entry;
-		if (!k)
+		/* with allow_both_pkeys OpenSM keeps index 0 for the full
+		 * default entry only: a limited member's stays empty */
+		if (!k && !(p->allow_both && entry == VF_PKEY_DEFAULT))
 			dflt = entry;
 	}
 	return dflt;

@@ -47,13 +47,17 @@ struct vf_plan_opts {
 struct vf_part_member {
 	uint32_t port;			/* port slot in the fabric */
 	uint8_t membership;		/* enum vf_membership */
-	bool indx0;			/* this P_Key at the port's index 0 */
+	bool indx0;			/* this P_Key at the port's index 0
+					 * (the FM's rule, or the indx0 flag
+					 * of a partitions.conf) */
 };
 
 struct vf_partition {
 	char *name;			/* the first VF's, or "Default" */
 	uint16_t pkey;			/* 15 bits */
 	bool ipoib;			/* an IPoIB broadcast group */
+	bool stock_rules;		/* partitions.conf partitions only:
+					 * no group without ipoib, as OpenSM */
 	unsigned mtu;			/* IB MTU code of the group, 0 default */
 	unsigned rate;			/* IB rate code, 0 default */
 	int sl;				/* -1 default */
@@ -70,6 +74,15 @@ struct vf_plan {
 	int *vf_sl;			/* per config VF; -1 when not active */
 	unsigned num_vfs;
 	unsigned dropped;		/* memberships over a table's capacity */
+	/*
+	 * A stock partitions.conf (config stock_file): partitions may be
+	 * empty (OpenSM then drops them, with their groups), and groups are
+	 * the multicast groups OpenSM creates, in its order.
+	 */
+	bool stock;
+	bool allow_both;		/* planned with allow_both_pkeys */
+	struct vf_pc_group *groups;
+	unsigned num_groups;
 };
 
 /*
@@ -95,7 +108,9 @@ unsigned vf_plan_port_entries(const struct vf_plan *p, uint32_t port,
  * The entry OpenSM puts at port slot `port`'s index 0 under p: its
  * indx0 partition's P_Key, else the default partition's, with bit 15 for
  * full members (both: the limited entry of an indx0 partition, the full
- * one of the default, as OpenSM orders them); 0 when in no partition.
+ * one of the default, as OpenSM orders them); 0 when in no partition,
+ * and with allow_both_pkeys for a limited member of the default partition
+ * (OpenSM puts only the full default entry there).
  */
 uint16_t vf_plan_port_index0(const struct vf_plan *p, uint32_t port);
 

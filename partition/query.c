@@ -286,6 +286,35 @@ static const char *refuse(const struct vf_path_policy *p,
 	return NULL;
 }
 
+/*
+ * A stock partitions.conf: stock OpenSM answers with one P_Key, the first
+ * the two ports share (one of them full) in the order it keeps P_Keys, by
+ * their value in network byte order (osm_physp_find_common_pkey()); a
+ * port reaches itself only through a partition it is a full member of.
+ */
+static unsigned stock_order(uint16_t pkey)
+{
+	return (unsigned)((pkey & 0xff) << 8 | pkey >> 8);
+}
+
+static void stock_pick(const struct vf_path_policy *p,
+		       const struct vf_path_query *q, struct vf_path_answers *a)
+{
+	unsigned best = a->n;
+
+	for (unsigned k = 0; k < a->n; k++) {
+		if (q->src == q->dst &&
+		    member_of(p, a->v[k].vf, q->src) != VF_MEMBER_FULL)
+			continue;
+		if (best == a->n || stock_order(a->v[k].pkey) <
+				    stock_order(a->v[best].pkey))
+			best = k;
+	}
+	if (best < a->n)
+		a->v[0] = a->v[best];
+	a->n = best < a->n;
+}
+
 int vf_path_vfs(const struct vf_path_policy *p, const struct vf_path_query *q,
 		bool explain, struct vf_path_answers *a)
 {
@@ -333,6 +362,10 @@ int vf_path_vfs(const struct vf_path_policy *p, const struct vf_path_query *q,
 			       label_if(explain, &c->vfs[cand[k]], label,
 				       sizeof(label)), why) :
 			   fold(p, cand[k], a, explain);
+	}
+	if (!rc && p->c->stock_file && a->n) {
+		stock_pick(p, q, a);
+		rc = say(a, explain, "a stock partitions.conf: one P_Key, as OpenSM picks it");
 	}
 	if (!rc && !a->n)
 		rc = say(a, explain, "no virtual fabric answers: no path record");

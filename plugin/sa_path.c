@@ -270,6 +270,9 @@ static uint8_t lifetime(const struct pr_req *r, const struct path_parms *pp,
 
 	if (loopback)
 		return 0;
+	/* a stock partitions.conf: stock OpenSM's lifetime, subnet_timeout */
+	if (r->pol->config->stock_file)
+		return (uint8_t)r->subn->opt.subnet_timeout;
 	while ((1u << e) < pp->switches + 1)
 		e++;
 	life = r->subn->opt.subnet_timeout + e + vf_exp;
@@ -375,6 +378,7 @@ static void pair(struct pr_req *r, const osm_port_t *src,
 	ib_gid_t sg = sgid ? *sgid : port_gid(r, src);
 	ib_gid_t dg = dgid ? *dgid : port_gid(r, dst);
 	unsigned made = 0;
+	uint16_t common = 0;
 
 	if (srow < 0 || drow < 0 || !src->p_physp || !dst->p_physp)
 		return;		/* new since the policy: no VF yet */
@@ -387,6 +391,16 @@ static void pair(struct pr_req *r, const osm_port_t *src,
 	q.sid = cl_ntoh64(r->pr->service_id);
 	if (r->comp & PR_PKEY)
 		q.pkey = cl_ntoh16(r->pr->pkey) & 0x7fff;
+	/* a stock partitions.conf: OpenSM's own choice of the one P_Key,
+	 * membership bit and all (its order of the two ports' tables) */
+	if (r->pol->config->stock_file && !(r->comp & PR_PKEY)) {
+		common = cl_ntoh16(osm_physp_find_common_pkey(src->p_physp,
+							      dst->p_physp,
+							      both));
+		if (!common)
+			return;
+		q.pkey = common & 0x7fff;
+	}
 	if (r->comp & PR_SL)
 		q.sl = ib_path_rec_sl(r->pr);
 	if (vf_path_vfs(&r->pol->path, &q, false, &ans))
@@ -396,7 +410,8 @@ static void pair(struct pr_req *r, const osm_port_t *src,
 	for (unsigned i = 0; i < ans.n && !r->full && made < r->numb_path;
 	     i++) {
 		const struct vf_path_answer *a = &ans.v[i];
-		uint16_t se = table_entry(src->p_physp, a->pkey, both);
+		uint16_t se = common ? common :
+			      table_entry(src->p_physp, a->pkey, both);
 		uint16_t de = table_entry(dst->p_physp, a->pkey, both);
 		struct vf_lid_iter it;
 		unsigned slid, dlid;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "partition/emit.h"
 #include "partition/load.h"
 #include "partition/plan.h"
 #include "routing/netfile.h"
@@ -60,7 +61,6 @@ static void test_stock(void)
 	struct vf_diag d;
 	bool vfabric = true;
 	const struct vf_cfg_vf *st, *def;
-	const struct vf_cfg_dg *full;
 
 	OK(!load("stock.conf",
 		 "# a stock file\n"
@@ -71,31 +71,38 @@ static void test_stock(void)
 		 "\t0x0002c90300000031=b ;\n"
 		 "empty=0x0005 : ; lone : SELF=full\n", &c, &d, &vfabric),
 	   "a stock partitions.conf loads");
-	OK(!vfabric, "and is recognised as stock (left to OpenSM)");
+	OK(!vfabric, "and is recognised as stock (no vFabric statement)");
+	OK(c.stock_file, "read with stock OpenSM's meaning (pconfstock.c)");
 	EQ_U(c.num_vfs, 4, "four partitions");
 	def = vf(&c, "Default");
 	st = vf(&c, "storage");
-	OK(def && def->pkey == 0x7fff && def->ipoib && def->members.n == 1,
-	   "Default=0x7fff, ipoib : ALL=full");
+	OK(def && def->pkey == 0x7fff && def->num_pc_entries == 3 &&
+	   def->pc_entries[0].select == VF_PC_ALL &&
+	   def->pc_entries[0].membership == VF_MEMBER_LIMITED &&
+	   def->pc_entries[1].select == VF_PC_SELF &&
+	   def->pc_entries[2].membership == VF_MEMBER_FULL,
+	   "Default: OpenSM's ALL=limited, SELF=full, then the file's ALL=full");
 	OK(st && st->pkey == 2, "storage: P_Key 0x8002 taken as 0x0002");
-	OK(st && st->max_mtu == 2048 && st->max_rate == 7,
-	   "mtu=4 is 2048 bytes, rate=7 kept");
-	OK(st && st->raw_flags && !strcmp(st->raw_flags, ", sl=1, scope=2"),
-	   "sl and scope passed on as written");
-	OK(st && st->mgid_lines.n == 1 &&
-	   !strcmp(st->mgid_lines.v[0], "mgid=ff12:401b::2, sl=2, Q_Key=0x11"),
-	   "an mgid= definition takes the rest of its line");
-	full = vf_config_dg(&c, "storage#full");
-	OK(full && full->port_guids.n == 1 &&
-	   full->port_guids.v[0] == 0x0002c90300000011ull,
-	   "=full member in the partition's full group");
-	OK(vf_config_dg(&c, "storage#limited") &&
-	   vf_config_dg(&c, "storage#limited")->port_guids.n == 1,
-	   "a bare member is limited (OpenSM's default)");
-	OK(vf_config_dg(&c, "storage#both") && st->both.n == 1,
-	   "=b is a prefix of both, as OpenSM reads it");
-	OK(vf(&c, "empty") && vf(&c, "lone") && vf(&c, "lone")->pkey == -1,
-	   "an empty partition, and one without P_Key or ';' at the end");
+	OK(st && st->num_pc_entries == 3 &&
+	   st->pc_entries[0].guid == 0x0002c90300000011ull &&
+	   st->pc_entries[0].membership == VF_MEMBER_FULL &&
+	   st->pc_entries[1].membership == VF_MEMBER_LIMITED &&
+	   st->pc_entries[2].membership == VF_MEMBER_BOTH,
+	   "storage: =full, a bare member limited, =b a prefix of both");
+	EQ_U(c.num_pc_groups, 3, "three groups: two broadcast, one mgid=");
+	OK(c.num_pc_groups == 3 &&
+	   c.pc_groups[1].mgid_hi == 0xff12401b80020000ull &&
+	   c.pc_groups[1].rate == 7 && c.pc_groups[1].sl == 0 &&
+	   c.pc_groups[1].qkey == 0x0b1b && c.pc_groups[1].scope == 2,
+	   "storage's broadcast group: its P_Key, rate 7, SL 0 (no qos)");
+	OK(c.num_pc_groups == 3 &&
+	   c.pc_groups[2].mgid_hi == 0xff12401b80020000ull &&
+	   c.pc_groups[2].mgid_lo == 2 && c.pc_groups[2].sl == 2 &&
+	   c.pc_groups[2].qkey == 0x11,
+	   "mgid=ff12:401b::2: the P_Key filled in, its own sl and Q_Key");
+	OK(vf(&c, "empty") && vf(&c, "empty")->num_pc_entries == 0 &&
+	   vf(&c, "lone") && vf(&c, "lone")->pkey == 1,
+	   "an empty partition, and one without P_Key (generated: 0x0001) or ';' at the end");
 	OK(c.stock_defaults, "OpenSM's own default-partition rules apply");
 	vf_diag_free(&d);
 	vf_config_free(&c);
@@ -124,9 +131,11 @@ static void test_extended(void)
 	s = vf(&c, "storage");
 	OK(s && s->apps.n == 1 && s->qos.enable && s->qos.base_sl == 2 &&
 	   s->qos.bandwidth == 20, "partition with app, qos, basesl, bandwidth");
-	OK(vf_config_dg(&c, "storage#full") &&
-	   vf_config_dg(&c, "storage#full")->includes.n == 1,
-	   "@Tenant=full includes the group");
+	OK(s && s->num_pc_entries == 1 &&
+	   s->pc_entries[0].select == VF_PC_GROUP &&
+	   !strcmp(s->pc_entries[0].group, "Tenant") &&
+	   s->pc_entries[0].membership == VF_MEMBER_FULL,
+	   "@Tenant=full: an entry naming the group");
 	vf_diag_free(&d);
 	vf_config_free(&c);
 }
@@ -135,13 +144,20 @@ static const struct {
 	const char *what, *text, *expect;
 } bad[] = {
 	{ "a statement without ':'", "Default=0x7fff ALL=full ;\n",
-	  "bad.conf:1: partitions.conf: no ':'" },
+	  "bad.conf:1: no partition definition (no ':')" },
 	{ "a bad port GUID", "\np=0x10 : 0xzz=full ;\n",
-	  "bad.conf:2: partition 'p': not a port GUID or member keyword '0xzz'" },
-	{ "a bad membership", "p=0x10 :\n  0x0002c90300000011=owner ;\n",
-	  "bad.conf:2: partition 'p': membership is full, limited or both, not 'owner'" },
-	{ "a P_Key of 0", "p=0x8000 : ALL ;\n",
-	  "bad.conf:1: partition 'p': P_Key must be 0x0001-0xffff, not '0x8000'" },
+	  "bad.conf:2: bad PortGUID" },
+	{ "a P_Key that is no number", "p=zz : ALL ;\n",
+	  "bad.conf:1: bad partition definition" },
+	{ "a file without a statement", "# nothing\n\n",
+	  "bad.conf: defines no VirtualFabric or partition" },
+	{ "a ';' on its own line after a short one",
+	  "p=0x10 : ALL ;\n;\n", "bad.conf:2: no partition definition" },
+	{ "an mgid= item that makes OpenSM read what no line wrote",
+	  "p=0x10 : mgid=ff12::1\n", "bad.conf:1: stock OpenSM would read memory" },
+	{ "a bad member in a vFabric file",
+	  "DeviceGroup G : type=CA ;\np=0x10 :\n  @G=full, cn01 ;\n",
+	  "bad.conf:3: partition 'p': not a port GUID or member keyword 'cn01'" },
 	{ "an unknown device group", "p=0x10 : @Nobody=full ;\n",
 	  "bad.conf:1: partition 'p': full member '@Nobody' names unknown DeviceGroup 'Nobody'" },
 	{ "a bad NodeDesc pattern", "DeviceGroup G : desc=cn/1 ;\n",
@@ -180,6 +196,31 @@ static void test_bad(void)
 		vf_diag_free(&d);
 		vf_config_free(&c);
 	}
+}
+
+/* What stock OpenSM only warns about: the same, with a warning. */
+static void test_tolerated(void)
+{
+	struct vf_config c;
+	struct vf_diag d;
+	bool vfabric;
+	const struct vf_cfg_vf *p;
+
+	OK(!load("tol.conf", "p=0x8000, ipob, mtu=x :\n"
+		 "  0x0002c90300000011=owner, ,NONE, A=f ;\n", &c, &d, &vfabric),
+	   "tolerated by OpenSM: accepted");
+	p = vf(&c, "p");
+	OK(p && p->pkey == 1, "P_Key 0x8000 has no partition bits: generated, as OpenSM");
+	OK(p && p->num_pc_entries == 2 &&
+	   p->pc_entries[0].membership == VF_MEMBER_LIMITED &&
+	   p->pc_entries[1].select == VF_PC_ALL &&
+	   p->pc_entries[1].membership == VF_MEMBER_FULL,
+	   "=owner is limited, empty and NONE items nothing, A=f is ALL=full");
+	OK(said(&d, "tol.conf:2: unknown membership 'owner'", NULL) &&
+	   said(&d, "tol.conf:1: unknown partition flag 'ipob'", NULL),
+	   "each tolerated typo warned with file and line");
+	vf_diag_free(&d);
+	vf_config_free(&c);
 }
 
 /* Random bytes, a huge line, an unterminated quote: an answer, no crash. */
@@ -287,6 +328,90 @@ static void test_equivalence(void)
 	vf_fabric_destroy(f);
 }
 
+/* Port slot port's membership of the partition with pkey in p. */
+static uint8_t member(const struct vf_plan *p, uint16_t pkey, uint32_t port)
+{
+	for (unsigned k = 0; k < p->num_parts; k++)
+		for (unsigned i = 0; p->parts[k].pkey == pkey &&
+		     i < p->parts[k].num_members; i++)
+			if (p->parts[k].members[i].port == port)
+				return p->parts[k].members[i].membership;
+	return VF_MEMBER_NONE;
+}
+
+static uint32_t host_port(const struct vf_fabric *f, const char *name)
+{
+	return f->nodes[vf_fabric_find_name(f, name)].first_port + 1;
+}
+
+/*
+ * A vFabric partitions.conf: its partition statements keep stock OpenSM's
+ * meaning (issue 14, point 3): split definitions, the last entry for a
+ * port wins, prefixes, a repeated name without P_Key, no group without
+ * ipoib.
+ */
+static void test_extended_rules(void)
+{
+	struct vf_fabric *f = golden_fabric("ft2-4x4.net");
+	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct vf_assignment a = { 0 };
+	struct vf_config c;
+	struct vf_diag d;
+	struct vf_plan p;
+	char text[1024], *out = NULL;
+	size_t len = 0;
+	FILE *mem;
+	bool vfabric, ok = true;
+	uint16_t t2 = 0;
+
+	if (!OK(f != NULL, "load the 4x4 tree"))
+		return;
+	o.sm_port = host_port(f, "cn0016");
+	snprintf(text, sizeof(text),
+		 "DeviceGroup A : desc=cn000[1-4]* ;\n"
+		 "DeviceGroup B : desc=cn000[5-8]* ;\n"
+		 "T1=0x0010, i : @A=full, @B ;\n"
+		 "T1=0x8010 : @B=f, 0x%016llx=l ;\n"
+		 "T2, d=full : @A ;\n"
+		 "T2 : @A=lim ;\n"
+		 "Default=0x7fff : SELF=limited ;\n",
+		 (unsigned long long)f->ports[host_port(f, "cn0001")].guid);
+	if (!OK(!load("ext.conf", text, &c, &d, &vfabric) && vfabric &&
+		!vf_plan_build(&c, f, &o, &a, &p, &d),
+		"plan a vFabric partitions.conf with split statements"))
+		goto out;
+	EQ_U(p.num_parts, 3, "three partitions: Default, T1 (two statements), T2 (two)");
+	OK(member(&p, 0x10, host_port(f, "cn0001")) == VF_MEMBER_LIMITED &&
+	   member(&p, 0x10, host_port(f, "cn0002")) == VF_MEMBER_FULL &&
+	   member(&p, 0x10, host_port(f, "cn0005")) == VF_MEMBER_FULL,
+	   "T1: a later entry for a port overrides an earlier one (cn0001 limited, B full)");
+	for (unsigned k = 0; k < p.num_parts; k++)
+		if (p.parts[k].pkey != 0x10 && p.parts[k].pkey != 0x7fff)
+			t2 = p.parts[k].pkey;
+	for (int i = 1; i <= 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "cn%04d", i);
+		ok &= member(&p, t2, host_port(f, name)) == VF_MEMBER_LIMITED;
+	}
+	OK(t2 && ok, "T2 named twice without P_Key: one partition, A limited (the last entry), not full");
+	OK(member(&p, 0x7fff, o.sm_port) == VF_MEMBER_LIMITED &&
+	   member(&p, 0x7fff, host_port(f, "cn0003")) == VF_MEMBER_LIMITED,
+	   "Default: OpenSM's SELF=full overridden by the file's SELF=limited");
+	mem = open_memstream(&out, &len);
+	vf_emit_partitions(mem, &p, f, "ext.conf");
+	fclose(mem);
+	OK(out && !strstr(out, "rate=22") && strstr(out, "ipoib"),
+	   "no join-blocking broadcast group for a partition without ipoib");
+	free(out);
+	vf_plan_free(&p);
+out:
+	vf_assignment_free(&a);
+	vf_config_free(&c);
+	vf_diag_free(&d);
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	char cmd[64];
@@ -296,8 +421,10 @@ int main(void)
 	test_stock();
 	test_extended();
 	test_bad();
+	test_tolerated();
 	test_hostile();
 	test_equivalence();
+	test_extended_rules();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	if (system(cmd))
 		printf("# could not remove %s\n", tmpdir);
