@@ -363,9 +363,9 @@ int vf_name_index_build(struct vf_name_index *x, const char *const *names,
 			unsigned n);
 int vf_name_index_find(const struct vf_name_index *x, const char *name);
 void vf_name_index_free(struct vf_name_index *x);
-/* Strings compared by vf_name_index_find() and vf_config_dg_index() in
- * this thread (for tests that bound the work of include resolution). */
-extern __thread unsigned long vf_name_index_probes;
+/* Strings compared by vf_name_index_find() and vf_config_dg_index() (for
+ * tests that bound the work of include resolution; single-threaded). */
+extern unsigned long vf_name_index_probes;
 
 /*
  * How messages name an object.  partitions.conf statements become
