@@ -320,7 +320,11 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 		return -ENOMEM;
 	part = &p->parts[k];
 	part->stock_rules &= v->from_partitions_conf;
-	part->ipoib |= v->ipoib || vf_ipoib(w->c, v, part->pkey);
+	/* a partitions.conf: only its ipoib flag makes the broadcast group,
+	 * as in OpenSM (app= defaults to every application, the catch-all
+	 * for MGIDs included) */
+	part->ipoib |= v->ipoib ||
+		       (!w->c->stock_defaults && vf_ipoib(w->c, v, part->pkey));
 	if (v->raw_flags && !part->raw_flags &&
 	    !(part->raw_flags = strdup(v->raw_flags)))
 		return -ENOMEM;

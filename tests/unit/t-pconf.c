@@ -274,7 +274,10 @@ static bool same_partition(const struct vf_partition *a,
 	return true;
 }
 
-/* The same policy in both syntaxes gives the same plan. */
+/*
+ * The same policy in both syntaxes gives the same plan (the XML's
+ * application All takes the IPoIB MGIDs; a partitions.conf says ipoib).
+ */
 static void test_equivalence(void)
 {
 	static const char xml[] =
@@ -294,8 +297,8 @@ static void test_equivalence(void)
 		"DeviceGroup A : desc=cn000[1-4]* ;\n"
 		"DeviceGroup B : desc=cn000[5-8]* ;\n"
 		"Default=0x7fff, ipoib : ALL=full ;\n"
-		"T1=0x0010, mtu=4 : @A=full, @B ;\n"
-		"T2 : @B=full ;\n";
+		"T1=0x0010, ipoib, mtu=4 : @A=full, @B ;\n"
+		"T2, ipoib : @B=full ;\n";
 	struct vf_fabric *f = golden_fabric("ft2-4x4.net");
 	struct vf_plan_opts o = { .sm_port = VF_NONE };
 	struct vf_plan px, pc;
@@ -404,6 +407,10 @@ static void test_extended_rules(void)
 	OK(out && !strstr(out, "rate=22") && strstr(out, "ipoib"),
 	   "no join-blocking broadcast group for a partition without ipoib");
 	free(out);
+	ok = true;
+	for (unsigned k = 0; k < p.num_parts; k++)
+		ok &= p.parts[k].ipoib == (p.parts[k].pkey == 0x10);
+	OK(ok, "IPoIB only where a statement says ipoib (T1), not from app='s default of every application (T2, Default)");
 	vf_plan_free(&p);
 out:
 	vf_assignment_free(&a);
