@@ -16,6 +16,10 @@ void vf_diag_add(struct vf_diag *d, enum vf_diag_level level,
 
 	if (level == VF_DIAG_ERROR)
 		d->errors++;
+	if (d->n >= VF_DIAG_MAX) {
+		d->dropped++;
+		return;
+	}
 	va_start(ap, fmt);
 	rc = vasprintf(&what, fmt, ap);
 	va_end(ap);

@@ -30,8 +30,15 @@ struct vf_diag {
 	struct vf_diag_msg *v;
 	unsigned n;
 	unsigned errors;
+	unsigned dropped;	/* messages past VF_DIAG_MAX, counted only */
 	bool oom;		/* a message could not be stored */
 };
+
+/*
+ * Messages kept per load or plan: a garbage file gives one error per
+ * line, and thousands of log lines help nobody (errors stay counted).
+ */
+#define VF_DIAG_MAX 100
 
 void vf_diag_add(struct vf_diag *d, enum vf_diag_level level,
 		 const struct vf_where *at, const char *fmt, ...)

@@ -23,15 +23,26 @@ struct pc {
 	bool vfabric;
 	unsigned seq;		/* member entries so far (from 2: the
 				 * default's two come first) */
+	const char *mark;	/* where() counted lines up to here */
+	unsigned mark_line;	/* the line of mark */
 };
 
+/*
+ * The line of at.  Counted on from the last place asked about, so that a
+ * file read front to back costs one pass, not one per statement or error
+ * (a large or garbage file was quadratic: minutes under the sweeper).
+ */
 static struct vf_where where(const struct pc *pc, const char *at)
 {
-	unsigned line = 1;
+	struct pc *m = (struct pc *)pc;	/* the mark is a cache only */
 
-	for (const char *s = pc->text; s < at; s++)
-		line += *s == '\n';
-	return (struct vf_where){ pc->file, line };
+	if (!m->mark || at < m->mark) {
+		m->mark = pc->text;
+		m->mark_line = 1;
+	}
+	for (; m->mark < at; m->mark++)
+		m->mark_line += *m->mark == '\n';
+	return (struct vf_where){ pc->file, m->mark_line };
 }
 
 static void error(struct pc *pc, const char *at, const char *owner,
@@ -469,22 +480,43 @@ static int partition_member(struct pc *pc, struct part *p, char *name,
 	return add_entry(pc, p, select, m, guid, NULL);
 }
 
-/* A VF name for a new partition: its own, made unique. */
+/*
+ * A VF name for a new partition: its own, made unique (NAME, else the
+ * first free NAME#n from 2).  One pass over the VFs marks the suffixes
+ * taken: probing each candidate with a pass of its own made a file of
+ * many same-named statements (garbage, say) cubic.
+ */
 static int unique_name(struct pc *pc, const char *name, char *out,
 		       size_t size)
 {
+	enum { MAX_SUFFIX = 10000 };
 	/* room for "#NNNN" and the member groups' "#limited" */
 	int room = VF_CFG_MAX_NAME - 16;
+	unsigned char taken[MAX_SUFFIX / 8 + 1] = { 0 };
+	size_t base;
 
 	snprintf(out, size, "%.*s", room, name);
-	for (unsigned n = 2; n < 10000; n++) {
-		bool taken = false;
+	base = strlen(out);
+	for (unsigned i = 0; i < pc->c->num_vfs; i++) {
+		const char *v = pc->c->vfs[i].name;
+		unsigned long n = 1;	/* the bare name */
+		char *end = NULL;
 
-		for (unsigned i = 0; i < pc->c->num_vfs && !taken; i++)
-			taken = !strcmp(pc->c->vfs[i].name, out);
-		if (!taken)
-			return 0;
-		snprintf(out, size, "%.*s#%u", room, name, n);
+		if (strncmp(v, out, base) || (v[base] && v[base] != '#'))
+			continue;
+		if (v[base]) {
+			n = strtoul(v + base + 1, &end, 10);
+			if (*end || n < 2 || n >= MAX_SUFFIX)
+				continue;
+		}
+		taken[n / 8] |= (unsigned char)(1u << (n % 8));
+	}
+	for (unsigned n = 1; n < MAX_SUFFIX; n++) {
+		if (taken[n / 8] & (1u << (n % 8)))
+			continue;
+		if (n > 1)
+			snprintf(out, size, "%.*s#%u", room, name, n);
+		return 0;
 	}
 	return -EEXIST;
 }
@@ -793,6 +825,7 @@ static int extended_load(const char *path, const char *buf, size_t len,
 			 bool *vfabric)
 {
 	struct pc pc = { .c = c, .d = d, .seq = 2 };
+	const char *eof;
 	int rc;
 
 	*vfabric = false;
@@ -803,8 +836,9 @@ static int extended_load(const char *path, const char *buf, size_t len,
 	if (!pc.text)
 		return rc;
 	c->stock_defaults = true;
+	eof = pc.text + strlen(pc.text);	/* once: not per statement */
 	for (const char *s = pc.text; *s && !rc;) {
-		const char *end = item_end(s, s + strlen(s), ';');
+		const char *end = item_end(s, eof, ';');
 
 		rc = statement(&pc, s, end);
 		s = *end ? end + 1 : end;

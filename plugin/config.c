@@ -57,6 +57,9 @@ static void log_diag(const struct vf_diag *d)
 		else
 			vf_log(VF_LOG_WARN, "config: %s", d->v[i].text);
 	}
+	if (d->dropped)
+		vf_log(VF_LOG_ERROR, "ERR VF0801: ... and %u more messages (%u errors in all)",
+		       d->dropped, d->errors);
 	if (d->oom)
 		vf_log(VF_LOG_ERROR, "ERR VF0801: out of memory reading %s",
 		       "the configuration");
@@ -294,6 +297,45 @@ static void refuse(struct vf_plugin *p, const char *path,
 	       mode[on]);
 }
 
+/* Does c isolate anything: an enabled VF (a partition, for a
+ * partitions.conf)? */
+static bool isolates(const struct vf_config *c)
+{
+	for (unsigned i = 0; c && i < c->num_vfs; i++)
+		if (c->vfs[i].enable)
+			return true;
+	return false;
+}
+
+/*
+ * Would a file without virtual fabrics drop a policy that isolates
+ * tenants?  The one in use, or at start the last good copy.  Such a file
+ * (a typo in <VirtualFabrics>, a stray <Config/>) would otherwise hand
+ * every port to the default partition as a full member: refused.
+ */
+static bool drops_isolation(struct vf_plugin *p)
+{
+	char file[4096];
+	struct vf_config_file f;
+	struct vf_diag d = { 0 };
+	struct vf_config *c;
+	bool stock, yes;
+
+	if (p->config || p->cfg.started)
+		return isolates(p->config);
+	vf_cache_path(file, sizeof(file), LAST_GOOD_FILE);
+	if (vf_config_read(file, &f, &d)) {
+		vf_diag_free(&d);
+		return false;
+	}
+	c = parse(file, f.text, f.len, &d, &stock);
+	yes = isolates(c);
+	vf_config_release(c);
+	vf_config_file_free(&f);
+	vf_diag_free(&d);
+	return yes;
+}
+
 /* Is path the file we generate (which cannot be its own source)? */
 static bool is_generated(const struct vf_file_stamp *s)
 {
@@ -377,6 +419,15 @@ static double look(struct vf_plugin *p)
 	}
 	fresh = parse(path, f.text, f.len, &d, &stock);
 	if (!fresh) {
+		refuse(p, path, &d);
+		goto out;
+	}
+	if (!isolates(fresh) && drops_isolation(p)) {
+		struct vf_where at = { path, 0 };
+
+		vf_config_release(fresh);
+		vf_diag_add(&d, VF_DIAG_ERROR, &at,
+			    "defines no active VirtualFabric, while the policy in use keeps tenants apart (to hand the partitions back to OpenSM, remove config= and restart)");
 		refuse(p, path, &d);
 		goto out;
 	}

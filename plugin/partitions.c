@@ -68,6 +68,9 @@ static void log_diag(const struct vf_diag *d)
 						       VF_LOG_WARN,
 		       "%s%s", d->v[i].level == VF_DIAG_ERROR ?
 		       "ERR VF0804: " : "partitions: ", d->v[i].text);
+	if (d->dropped)
+		vf_log(VF_LOG_WARN, "partitions: ... and %u more messages",
+		       d->dropped);
 }
 
 static bool has_vfs(const struct vf_config *c)

@@ -50,6 +50,9 @@ static int load_report(const char *path, struct vf_config *c,
 			d.v[i].text);
 		*warnings += d.v[i].level == VF_DIAG_WARN;
 	}
+	if (d.dropped)
+		fprintf(stderr, "error: ... and %u more messages (%u errors in all)\n",
+			d.dropped, d.errors);
 	if (d.oom)
 		fprintf(stderr, "error: out of memory\n");
 	if (!rc && !c->num_vfs) {

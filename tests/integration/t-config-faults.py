@@ -11,7 +11,7 @@ stock partitions.conf (both as partition_config_file).  Every fault
   empty, whitespace, comment-only, directory, FIFO, deleted, symlink
   swapped (to a directory), cut at a line and mid-write (a writer pausing,
   then finishing), huge (17 MiB), byte-order mark, wrong file (an
-  opensm.conf)
+  opensm.conf), no virtual fabrics (valid XML, <VirtualFabrics> mistyped)
 
 is put in place at start (OpenSM restarted with the last good copy in its
 cache), before a SIGHUP, or for the config poll alone; after each, every
@@ -30,7 +30,7 @@ tables as the plugin did.
 
 Short by default: each fault once, in a syntax and mode picked by a seeded
 rotation (VF_SEED) so that every syntax and mode is covered.  The whole
-matrix (12 faults x 3 syntaxes x 3 modes): VF_CONFIG_FAULTS=full, or `make
+matrix (13 faults x 3 syntaxes x 3 modes): VF_CONFIG_FAULTS=full, or `make
 check-config-faults`.
 """
 
@@ -164,7 +164,7 @@ def faults_for(syntax, good, workdir):
         pad = (" " * 1023 + "\n") * (17 * 1024)
         write_in_place(p, (good + pad).encode())
 
-    return [
+    faults = [
         Fault("empty", text("")),
         Fault("whitespace", text("  \n\t\n\n")),
         Fault("comment-only", text(COMMENT[syntax])),
@@ -180,7 +180,13 @@ def faults_for(syntax, good, workdir):
         Fault("byte-order mark", lambda p: write_in_place(
             p, b"\xef\xbb\xbf" + good.encode()), error=False),
         Fault("wrong file", text(WRONG)),
+        # valid XML whose <VirtualFabrics> has a typo: it would give
+        # every port the default partition, full (audit: refused now)
+        Fault("no virtual fabrics", text(
+            XML.replace("VirtualFabrics>", "VirtualFabric_s>"))),
     ]
+    assert len(faults) == NUM_FAULTS
+    return faults
 
 
 class Run:
@@ -497,15 +503,18 @@ def without_plugin(tap, sim, work):
     sim.stop_opensm()
 
 
+NUM_FAULTS = 13
+
+
 def plan(seed, full):
     """[(syntax, [(fault index, mode)])]: the whole matrix, or each fault
     once in a seeded rotation covering every syntax and mode."""
     syntaxes, modes = ["xml", "ext", "stock"], ["sighup", "poll", "start"]
     if full:
-        return {s: [(i, m) for m in modes for i in range(12)]
+        return {s: [(i, m) for m in modes for i in range(NUM_FAULTS)]
                 for s in syntaxes}
     rng = random.Random(seed)
-    order = list(range(12))
+    order = list(range(NUM_FAULTS))
     rng.shuffle(order)
     combos = [(s, m) for s in syntaxes for m in modes]
     rng.shuffle(combos)
