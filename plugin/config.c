@@ -195,17 +195,32 @@ static struct vf_config *parse(const char *name, const char *text,
 	return c;
 }
 
-/* Keep the good text, and where it came from, for a start without it. */
+/* FNV-1a over the copy: a copy cut or edited by hand is not trusted. */
+static unsigned long long digest(const char *text, size_t len)
+{
+	unsigned long long h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/*
+ * Keep the good text, and where it came from with its length and digest,
+ * for a start without it.
+ */
 static void save_last_good(const char *path, const char *text, size_t len)
 {
-	char file[4096], src[4096];
-	int rc;
+	char file[4096], src[4096], about[4200];
+	int rc, n;
 
 	vf_cache_path(file, sizeof(file), LAST_GOOD_FILE);
 	vf_cache_path(src, sizeof(src), LAST_GOOD_SOURCE);
+	n = snprintf(about, sizeof(about), "%.4000s\n%zu %016llx\n", path,
+		     len, digest(text, len));
 	rc = vf_file_replace(file, text, len);
 	if (!rc)
-		rc = vf_file_replace(src, path, strlen(path));
+		rc = vf_file_replace(src, about, (size_t)n);
 	if (rc)
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0810: cannot keep the last good configuration in %s: %s; a start with a broken file would not find it",
@@ -216,10 +231,12 @@ static void save_last_good(const char *path, const char *text, size_t len)
 static bool load_last_good(struct vf_plugin *p, char *why, size_t size)
 {
 	char file[4096], src[4096] = "?";
+	unsigned long long sum = 0;
 	struct vf_config_file f;
 	struct vf_diag d = { 0 };
 	struct vf_config *c;
-	bool stock = false;
+	bool stock = false, known = false;
+	size_t len = 0;
 	FILE *in;
 
 	vf_cache_path(file, sizeof(file), LAST_GOOD_FILE);
@@ -227,11 +244,24 @@ static bool load_last_good(struct vf_plugin *p, char *why, size_t size)
 	in = fopen(src, "r");
 	if (!in || !fgets(src, sizeof(src), in))
 		snprintf(src, sizeof(src), "?");
+	src[strcspn(src, "\n")] = '\0';
+	known = in && fscanf(in, "%zu %llx", &len, &sum) == 2;
 	if (in)
 		fclose(in);
 	if (vf_config_read(file, &f, &d)) {
 		snprintf(why, size, "no last good configuration in %.500s",
 			 file);
+		vf_diag_free(&d);
+		return false;
+	}
+	if (!known || len != f.len || sum != digest(f.text, f.len)) {
+		/* cut, edited by hand or from elsewhere: not what we kept */
+		snprintf(why, size,
+			 "the last good copy %.500s is not the one kept (%zu bytes, %s)",
+			 file, f.len, known ? "its length or digest differs" :
+			 "no length and digest beside it");
+		vf_log(VF_LOG_ERROR, "ERR VF0811: %s", why);
+		vf_config_file_free(&f);
 		vf_diag_free(&d);
 		return false;
 	}

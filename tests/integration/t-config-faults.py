@@ -395,18 +395,35 @@ def run_syntax(tap, sim, work, syntax, cases):
     sim.stop_opensm()
 
 
-def fresh_start(tap, sim, work, on_error):
-    """A broken file at start and no last good copy: on_config_error."""
+def fresh_start(tap, sim, work, on_error, damaged=False):
+    """A broken file at start and no last good copy: on_config_error.
+    damaged: the cache holds a copy cut at a line, which must not be
+    trusted (no length and digest of ours beside it)."""
     run = Run(tap, sim, "xml", work)
-    run.name = f"osm-fresh-{on_error}"
+    run.name = f"osm-fresh-{on_error}{'-damaged' if damaged else ''}"
     write_in_place(run.path, b"")
+    if damaged:
+        cache = os.path.join(sim.workdir, run.name, "cache")
+        os.makedirs(cache, exist_ok=True)
+        with open(os.path.join(cache, "opensm-vfabric.last-good"),
+                  "w") as fh:
+            fh.write(cut_at_line(run.good))
+        with open(os.path.join(cache, "opensm-vfabric.last-good.source"),
+                  "w") as fh:
+            fh.write(run.path + "\n")
     opts = "" if on_error is None else f"on_config_error={on_error}"
     sim.start_opensm(name=run.name, conf_lines=run.conf(opts),
                      plugin_dir=vftest.PLUGIN_DIR)
     sim.wait_subnet_up()
     faults.settle(sim, 0, quiet=QUIET)
-    label = f"no last good, on_config_error={on_error or 'default'}"
+    label = (f"a damaged last good copy, on_config_error={on_error or 'default'}"
+             if damaged else
+             f"no last good, on_config_error={on_error or 'default'}")
     log = sim.log_text()
+    if damaged:
+        tap.ok("ERR VF0811" in log and "is not the one kept" in log,
+               f"{label}: the copy is not trusted, and said",
+               vfsim.tail(sim.osms[-1].log, 5))
     state = read_state(sim, "xml")
     hosts = {k: v for k, v in state.items()
              if k.endswith(" pkeys") and "facing" not in k and
@@ -544,6 +561,7 @@ def main():
                        [(flist[i], m) for i, m in cases[syntax]])
         for on_error in (None, "deny", "open"):
             fresh_start(tap, sim, work, on_error)
+        fresh_start(tap, sim, work, None, damaged=True)
         own_output(tap, sim, work)
         without_plugin(tap, sim, work)
     shutil.rmtree(work, ignore_errors=True)
