@@ -449,7 +449,8 @@ static int add_entry(struct pc *pc, struct part *p, uint8_t select,
 static int partition_member(struct pc *pc, struct part *p, char *name,
 			    char *val, const char *at)
 {
-	uint8_t m = p->defmember, select = VF_PC_GUID;
+	int select = vf_pc_select_word(name);
+	uint8_t m = p->defmember;
 	unsigned long long guid = 0;
 	char *end;
 
@@ -462,22 +463,13 @@ static int partition_member(struct pc *pc, struct part *p, char *name,
 		pc->vfabric = true;
 		return add_entry(pc, p, VF_PC_GROUP, m, 0, name + 1);
 	}
-	if (prefix(name, "ALL"))
-		select = VF_PC_ALL;
-	else if (prefix(name, "ALL_CAS"))
-		select = VF_PC_CAS;
-	else if (prefix(name, "ALL_SWITCHES"))
-		select = VF_PC_SWITCHES;
-	else if (prefix(name, "ALL_ROUTERS"))
-		select = VF_PC_ROUTERS;
-	else if (prefix(name, "SELF"))
-		select = VF_PC_SELF;
-	else if (!(guid = strtoull(name, &end, 0)) || *end) {
+	if (select < 0 && (!(guid = strtoull(name, &end, 0)) || *end)) {
 		error(pc, at, p->owner, "not a port GUID or member keyword",
 		      name);
 		return 0;
 	}
-	return add_entry(pc, p, select, m, guid, NULL);
+	return add_entry(pc, p, select < 0 ? VF_PC_GUID : (uint8_t)select, m,
+			 guid, NULL);
 }
 
 /*

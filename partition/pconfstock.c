@@ -124,6 +124,24 @@ static bool prefix(const char *word, const char *of)
 	return !strncmp(word, of, strlen(word));
 }
 
+int vf_pc_select_word(const char *name)
+{
+	/* in OpenSM's order: "A" and "ALL_" are ALL, as it tests ALL first */
+	static const struct {
+		const char *word;
+		int select;
+	} words[] = {
+		{ "ALL", VF_PC_ALL }, { "ALL_CAS", VF_PC_CAS },
+		{ "ALL_SWITCHES", VF_PC_SWITCHES },
+		{ "ALL_ROUTERS", VF_PC_ROUTERS }, { "SELF", VF_PC_SELF },
+	};
+
+	for (unsigned i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (prefix(name, words[i].word))
+			return words[i].select;
+	return -1;
+}
+
 /* OpenSM's group flags (mtu, rate, scope, Q_Key, TClass, sl, FlowLabel):
  * a flag is any prefix of its name; true when flag was one of them. */
 static bool group_flag(struct rd *r, struct gflags *g, const char *flag,
@@ -541,7 +559,8 @@ static int create(struct rd *r, char *name, char *id)
 /* partition_add_port(): -1 makes the file "in error". */
 static int add_port(struct rd *r, const char *name, const char *flag)
 {
-	uint8_t m = r->membership, select = VF_PC_GUID;
+	int select = vf_pc_select_word(name);
+	uint8_t m = r->membership;
 	unsigned long long guid = 0;
 
 	if (!*name || prefix(name, "NONE"))
@@ -553,24 +572,15 @@ static int add_port(struct rd *r, const char *name, const char *flag)
 			say(r, VF_DIAG_WARN, "unknown membership '%s': limited (as OpenSM)",
 			    flag);
 	}
-	if (prefix(name, "ALL"))
-		select = VF_PC_ALL;
-	else if (prefix(name, "ALL_CAS"))
-		select = VF_PC_CAS;
-	else if (prefix(name, "ALL_SWITCHES"))
-		select = VF_PC_SWITCHES;
-	else if (prefix(name, "ALL_ROUTERS"))
-		select = VF_PC_ROUTERS;
-	else if (prefix(name, "SELF"))
-		select = VF_PC_SELF;
-	else {
+if (select < 0) {
 		char *end;
 
+		select = VF_PC_GUID;
 		guid = strtoull(name, &end, 0);
 		if (!guid || *end)
 			return -1;
 	}
-	if (add_entry(r, (unsigned)r->part, select, m, guid))
+	if (add_entry(r, (unsigned)r->part, (uint8_t)select, m, guid))
 		r->oom = true;
 	return 0;
 }
@@ -767,7 +777,7 @@ static bool live_end(const struct vf_fabric *f, uint32_t p)
 	return port->num > 0 && port->remote != VF_NONE;
 }
 
-static bool names_port(const struct vf_config *c, const struct vf_fabric *f,
+bool vf_pc_entry_names(const struct vf_config *c, const struct vf_fabric *f,
 		       const struct vf_dg_members *m,
 		       const struct vf_pc_entry *e, uint32_t p,
 		       uint32_t sm_port)
@@ -821,7 +831,7 @@ void vf_pc_resolve(const struct vf_config *c, const struct vf_fabric *f,
 			if (!live_end(f, p))
 				continue;
 			for (unsigned e = 0; e < v->num_pc_entries; e++)
-				if (names_port(c, f, m, &v->pc_entries[e], p,
+				if (vf_pc_entry_names(c, f, m, &v->pc_entries[e], p,
 					       sm_port))
 					mem = v->pc_entries[e].membership;
 			if (mem != VF_MEMBER_NONE && g[mem] >= 0)

@@ -52,4 +52,18 @@ int vf_pconf_stock_load(const char *path, const char *buf, size_t len,
 void vf_pc_resolve(const struct vf_config *c, const struct vf_fabric *f,
 		   uint32_t sm_node, struct vf_dg_members *m);
 
+/*
+ * OpenSM's member keywords, by any prefix as it compares them (ALL,
+ * ALL_CAS, ALL_SWITCHES, ALL_ROUTERS, SELF): the VF_PC_ value, or -1 for
+ * a word that is none (a port GUID, or an error).
+ */
+int vf_pc_select_word(const char *name);
+
+/* Does member entry e name port slot p (as OpenSM finds ports by GUID;
+ * SELF is sm_port, @GROUP the groups resolved in m)? */
+bool vf_pc_entry_names(const struct vf_config *c, const struct vf_fabric *f,
+		       const struct vf_dg_members *m,
+		       const struct vf_pc_entry *e, uint32_t p,
+		       uint32_t sm_port);
+
 #endif /* VF_PCONFSTOCK_H */

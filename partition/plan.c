@@ -7,6 +7,7 @@
 #include "partition/dgresolve.h"
 #include "partition/fmmgmt.h"
 #include "partition/mcfit.h"
+#include "partition/pconfstock.h"
 #include "partition/plan.h"
 #include "partition/query.h"
 
@@ -380,34 +381,6 @@ static int add_vf(struct plan_work *w, struct vf_plan *p, unsigned i)
 
 /* ---- a stock partitions.conf: OpenSM's own rule ------------------------ */
 
-/* Does entry e name port slot `port` (as OpenSM finds ports by GUID)? */
-static bool pc_names(const struct plan_work *w, const struct vf_pc_entry *e,
-		     uint32_t port)
-{
-	const struct vf_fabric *f = w->f;
-	uint8_t type = f->nodes[f->ports[port].node].type;
-
-	switch (e->select) {
-	case VF_PC_ALL:
-		return true;
-	case VF_PC_CAS:
-		return type == VF_NODE_CA;
-	case VF_PC_SWITCHES:
-		return type == VF_NODE_SWITCH;
-	case VF_PC_ROUTERS:
-		return type == VF_NODE_ROUTER;
-	case VF_PC_SELF:
-		return port == w->o->sm_port;
-	case VF_PC_GROUP: {
-		int g = vf_config_dg_index(w->c, e->group);
-
-		return g >= 0 && vf_dg_has(&w->dg, (unsigned)g, port);
-	}
-	default:
-		return f->ports[port].guid == e->guid;
-	}
-}
-
 struct pc_ref {
 	unsigned seq, vf, entry;
 };
@@ -464,7 +437,8 @@ static int stock_members(struct plan_work *w, struct vf_plan *p,
 			    e->membership;
 
 		for (uint32_t x = 0; x < w->num_ends; x++) {
-			if (!pc_names(w, e, w->ends[x]))
+			if (!vf_pc_entry_names(w->c, w->f, &w->dg, e,
+					       w->ends[x], w->o->sm_port))
 				continue;
 			if (set_mem)
 				w->mem[k][x] = m;
