@@ -30,8 +30,6 @@ cd "$build/obj"
 make -j"$(nproc)" > build.log 2>&1 || { tail -n 40 build.log; exit 1; }
 rc=0
 make -j"$(nproc)" check-asan || rc=$?
-[ $rc -eq 0 ] || find . -name '*.log' -path '*tests*' -newer build.log \
-	-exec grep -l '^not ok\|^ERROR\|^Bail out' {} + 2>/dev/null |
-	while read -r f; do echo "=== $f"; tail -n 60 "$f"; done
+[ $rc -eq 0 ] || "$src/scripts/show-failures.sh" -newer build.log tests fuzz
 "$src/scripts/tally.sh" test-suite-asan.log
 exit $rc

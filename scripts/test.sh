@@ -15,8 +15,6 @@ if [ -n "${VF_INSTALL_FIRST:-}" ]; then
 fi
 rc=0
 make -j"$(nproc)" check || rc=$?
-[ $rc -eq 0 ] || find tests -name '*.log' -newer Makefile -exec grep -l \
-	'^not ok\|^ERROR' {} + 2>/dev/null | while read -r f; do
-		echo "=== $f"; tail -n 40 "$f"; done
+[ $rc -eq 0 ] || scripts/show-failures.sh -newer Makefile tests fuzz
 scripts/tally.sh test-suite.log
 exit $rc

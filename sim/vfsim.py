@@ -499,6 +499,46 @@ class Sim:
         return wait_until(scan, timeout, f"/{regex}/ in {osm.log}",
                           lambda: self._check_osm(osm))
 
+    def wait_log_end(self, regex, since=0, timeout=60, osm=None):
+        """Like wait_log, but return the log offset just past the first
+        line after `since` that matches, to wait for what follows it."""
+        osm = self._osm(osm)
+        rx = re.compile(regex.encode())
+
+        def scan():
+            data = read_bytes(osm.log, since)
+            m = rx.search(data)
+            if not m:
+                return None
+            nl = data.find(b"\n", m.end())
+            return since + (nl + 1 if nl >= 0 else len(data))
+
+        return wait_until(scan, timeout, f"/{regex}/ in {osm.log}",
+                          lambda: self._check_osm(osm))
+
+    def reload_config(self, path, text, after=None, timeout=120, osm=None):
+        """Write `text` to the plugin's configuration file `path`, SIGHUP
+        OpenSM and wait for the sweep that read it: the line `after` logs
+        (default: the plugin's 'config PATH:' line of a file applied),
+        then SUBNET UP.  A sweep already under way when the signal comes
+        (a retry, the config poll) ends with a SUBNET UP of the old
+        policy, so SUBNET UP alone does not say the file was read.  Text
+        equal to the file's: any SUBNET UP after the signal.  Returns the
+        log offset to wait from for later lines."""
+        osm = self._osm(osm)
+        same = read_bytes(path) == text.encode()
+        since = self.log_offset(osm)    # before: the poll may see it first
+        with open(path, "w") as fh:
+            fh.write(text)
+        osm.popen.send_signal(signal.SIGHUP)
+        if not same:
+            since = self.wait_log_end(
+                after or
+                rf"vfabric: config {re.escape(path)}: \d+ applications",
+                since, timeout, osm)
+        self.wait_subnet_up(timeout, osm, since)
+        return since
+
     def subnet_up_count(self, osm=None):
         """How many SUBNET UP lines the OpenSM log has."""
         return len(re.findall(SUBNET_UP_RE, self.log_text(0, osm)))

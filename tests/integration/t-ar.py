@@ -217,10 +217,7 @@ def run(tap, sim, fab, agents):
     check_malformed(tap, sim, agents, topo)
     late_agent(tap, sim, agents, osm)
 
-    with open(conf, "w") as fh:
-        fh.write(config(0))
-    since = sim.log_offset()
-    os.kill(osm.pid, signal.SIGHUP)
+    since = sim.reload_config(conf, config(0), osm=osm)
     m = sim.wait_log(r"adaptive routing: disabled; told (\d+) of (\d+) "
                      r"switches to stop AR", since, 60)
     tap.ok(m.group(1) == m.group(2) == "6",

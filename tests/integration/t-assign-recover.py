@@ -16,7 +16,6 @@ recovered both P_Keys from the fabric.
 
 import os
 import re
-import signal
 
 import topogen
 import vfsim
@@ -74,10 +73,7 @@ def main():
                    vftest.assigned_pkeys(sim)))
 
         # Tenant124 added, first in the file
-        with open(conf, "w") as fh:
-            fh.write(config([B, A]))
-        since = sim.log_offset()
-        sim.osms[-1].popen.send_signal(signal.SIGHUP)
+        since = sim.reload_config(conf, config([B, A]))
         sim.wait_log(r"P_Key tables of \d+ end ports verified as planned",
                      since=since)
         got = vftest.assigned_pkeys(sim)

@@ -240,10 +240,7 @@ def run(tap, sim, eps):
     lost_trap(tap, sim, osm, sm_lid, ep1, ep2)
 
     # SIGHUP: cn0003 leaves vESW 1
-    with open(conf, "w") as fh:
-        fh.write(config(["cn0002"]))
-    since = sim.log_offset()
-    os.kill(osm.pid, signal.SIGHUP)
+    since = sim.reload_config(conf, config(["cn0002"]), osm=osm)
     p = em_pass(sim, since, "cn0003 removed")
     tap.ok(p[0] == 2 and p[7] == 1 and p[3] > 0,
            "SIGHUP without cn0003 in vESW 1: one vport removed, Sets sent",
@@ -410,10 +407,7 @@ def lost_trap(tap, sim, osm, sm_lid, ep1, ep2):
 def restart(tap, sim, conf, ep1, ep2):
     """OpenSM restarted with cn0003 (ep2) out of vESW 1: ep1's table must
     end up empty, even where it reached past the first slice."""
-    with open(conf, "w") as fh:
-        fh.write(config(["cn0002", "cn0003"]))
-    since = sim.log_offset()
-    os.kill(sim.osms[-1].pid, signal.SIGHUP)
+    since = sim.reload_config(conf, config(["cn0002", "cn0003"]))
     em_pass(sim, since, "cn0003 back in vESW 1")
     digest = vport0(show(sim, [ep1.lid]).get(ep1.lid, {})).get(
         "mac_tbl_digest")

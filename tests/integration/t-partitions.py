@@ -24,7 +24,6 @@ from the tenant layout, not from the plugin's output):
 
 import os
 import re
-import signal
 
 import topogen
 import vfsim
@@ -168,13 +167,8 @@ def join(sim, host, mgid, pkey):
                         check=False).strip()
 
 
-def sighup(sim, conf, text):
-    with open(conf, "w") as fh:
-        fh.write(text)
-    since = sim.log_offset()
-    sim.osms[-1].popen.send_signal(signal.SIGHUP)
-    sim.wait_subnet_up(since=since)
-    return since
+def sighup(sim, conf, text, after=None):
+    return sim.reload_config(conf, text, after)
 
 
 def first_run(tap, sim, conf, sm_host):
@@ -300,9 +294,10 @@ def edited(tap, sim, conf, sm_host):
 
 
 def broken(tap, sim, conf, sm_host, before):
-    since = sighup(sim, conf, HEAD + VF_A + VF_C.replace(
+    since = sim.log_offset()
+    sighup(sim, conf, HEAD + VF_A + VF_C.replace(
         "<Member>TenantC</Member>", "<Member>Nobody</Member>") +
-        VF_STORAGE + TAIL)
+        VF_STORAGE + TAIL, after="keeping the last good configuration")
     log = sim.log_text(since)
     tap.ok("ERR VF0801:" in log and "unknown DeviceGroup 'Nobody'" in log
            and "keeping the last good configuration" in log,

@@ -28,7 +28,6 @@ line; the records that do arrive are checked against it.
 
 import os
 import re
-import signal
 import subprocess
 import threading
 
@@ -108,11 +107,7 @@ class Fabric:
         return out
 
     def sighup(self, text):
-        with open(self.conf_path, "w") as fh:
-            fh.write(text)
-        since = self.sim.log_offset()
-        self.sim.osms[-1].popen.send_signal(signal.SIGHUP)
-        self.sim.wait_subnet_up(since=since)
+        since = self.sim.reload_config(self.conf_path, text)
         self.sim.wait_log(r"P_Key tables of \d+ end ports verified",
                           since=since)
 
