@@ -129,10 +129,10 @@ static void on_service_record(void *context, void *data)
 		p->sa.sr.cb(p->sa.sr.context, data);
 }
 
-/* Replace the handler behind *h (a cl_disp_reg_handle_t) with cb. */
-static int swap_handler(cl_disp_reg_handle_t *h, cl_dispatcher_t *disp,
-			cl_disp_msgid_t id, cl_pfn_msgrcv_cb_t cb,
-			struct vf_plugin *p, struct vf_sa_handler *saved)
+/* Replace the handler behind *h (a cl_disp_reg_handle_t) with cb(ctx). */
+int vf_sa_swap_handler(cl_disp_reg_handle_t *h, cl_dispatcher_t *disp,
+		       cl_disp_msgid_t id, cl_pfn_msgrcv_cb_t cb, void *ctx,
+		       struct vf_sa_handler *saved)
 {
 	cl_disp_reg_info_t *ri = (cl_disp_reg_info_t *)*h;
 	cl_disp_reg_handle_t mine;
@@ -142,7 +142,7 @@ static int swap_handler(cl_disp_reg_handle_t *h, cl_dispatcher_t *disp,
 	saved->cb = ri->pfn_rcv_callback;
 	saved->context = (void *)ri->context;	/* complib stores it const */
 	cl_disp_unregister(*h);
-	mine = cl_disp_register(disp, id, cb, p);
+	mine = cl_disp_register(disp, id, cb, ctx);
 	if (mine == CL_DISP_INVALID_HANDLE) {
 		/* put OpenSM's back: never leave the attribute unanswered */
 		*h = cl_disp_register(disp, id, saved->cb, saved->context);
@@ -162,12 +162,15 @@ int vf_sa_install(struct vf_plugin *p)
 						      &sa->mcmr_disp_h;
 	int rc;
 
+	vf_sa_guard_install(p);
 	pthread_mutex_init(&p->sa.lock, NULL);
-	rc = swap_handler(&sa->pr_disp_h, sa->p_disp, OSM_MSG_MAD_PATH_RECORD,
-			  on_path_record, p, &p->sa.pr);
+	rc = vf_sa_swap_handler(&sa->pr_disp_h, sa->p_disp,
+				OSM_MSG_MAD_PATH_RECORD, on_path_record, p,
+				&p->sa.pr);
 	if (!rc) {
-		rc = swap_handler(mcmr, set_disp, OSM_MSG_MAD_MCMEMBER_RECORD,
-				  on_mcmember_set, p, &p->sa.mcmr_set);
+		rc = vf_sa_swap_handler(mcmr, set_disp,
+					OSM_MSG_MAD_MCMEMBER_RECORD,
+					on_mcmember_set, p, &p->sa.mcmr_set);
 		if (rc) {
 			/* both or neither: give PathRecord back */
 			cl_disp_unregister(sa->pr_disp_h);
@@ -179,17 +182,17 @@ int vf_sa_install(struct vf_plugin *p)
 #if defined(VENDOR_RMPP_SUPPORT) && defined(DUAL_SIDED_RMPP)
 	/* MultiPathRecord: OpenSM has it only with dual-sided RMPP */
 	if (!rc && sa->mpr_disp_h &&
-	    swap_handler(&sa->mpr_disp_h, sa->p_disp,
-			 OSM_MSG_MAD_MULTIPATH_RECORD, on_multipath_record, p,
-			 &p->sa.mpr))
+	    vf_sa_swap_handler(&sa->mpr_disp_h, sa->p_disp,
+			       OSM_MSG_MAD_MULTIPATH_RECORD,
+			       on_multipath_record, p, &p->sa.mpr))
 		vf_log(VF_LOG_WARN,
 		       "sa: MultiPathRecord stays with OpenSM's handler, which knows no virtual fabrics");
 #endif
 	/* ServiceRecord Set/Delete: on the second dispatcher when there is one */
-	if (!rc && swap_handler(sa->p_set_disp ? &sa->sr_set_disp_h :
-				&sa->sr_disp_h, set_disp,
-				OSM_MSG_MAD_SERVICE_RECORD, on_service_record,
-				p, &p->sa.sr))
+	if (!rc && vf_sa_swap_handler(sa->p_set_disp ? &sa->sr_set_disp_h :
+				      &sa->sr_disp_h, set_disp,
+				      OSM_MSG_MAD_SERVICE_RECORD,
+				      on_service_record, p, &p->sa.sr))
 		vf_log(VF_LOG_WARN,
 		       "sa: ServiceRecord Set and Delete stay with OpenSM's handler, which checks the ServiceP_Key only when the request names it");
 	if (!rc && sa->p_set_disp)
@@ -231,4 +234,5 @@ void vf_sa_free(struct vf_plugin *p)
 	 */
 	vf_sa_set_policy(p, NULL);
 	pthread_mutex_destroy(&p->sa.lock);
+	vf_sa_guard_free(p);
 }

@@ -16,6 +16,7 @@
 #ifndef VF_SA_H
 #define VF_SA_H
 
+#include <complib/cl_dispatcher.h>
 #include <pthread.h>
 #include <stdbool.h>
 
@@ -29,6 +30,8 @@ struct vf_sa_handler {
 	void *context;
 };
 
+struct vf_sa_guard;
+
 struct vf_sa {
 	pthread_mutex_t lock;		/* guards policy */
 	struct vf_sa_policy *policy;	/* NULL: OpenSM's handlers answer */
@@ -37,6 +40,7 @@ struct vf_sa {
 	const void *pr_set;		/* ours for PathRecord Set/Delete
 					 * (a cl_disp_reg_handle_t; OpenSM's
 					 * shutdown frees it) */
+	struct vf_sa_guard *guards;	/* sa_guard.c */
 };
 
 /* Swap our handlers in (from create(), before the SA is bound); 0 or
@@ -46,6 +50,16 @@ int vf_sa_install(struct vf_plugin *p);
  * when NULL; the old snapshot goes when its last query ends. */
 void vf_sa_set_policy(struct vf_plugin *p, struct vf_sa_policy *np);
 void vf_sa_free(struct vf_plugin *p);
+/* Replace OpenSM's handler behind *h with cb(ctx), keeping OpenSM's in
+ * *saved; 0 or -errno (then OpenSM's stays). */
+int vf_sa_swap_handler(cl_disp_reg_handle_t *h, cl_dispatcher_t *disp,
+		       cl_disp_msgid_t id, cl_pfn_msgrcv_cb_t cb, void *ctx,
+		       struct vf_sa_handler *saved);
+
+/* The crash guard (sa_guard.c): requests that crash OpenSM 3.3.23's own
+ * handlers answered before they see them, with or without a policy. */
+void vf_sa_guard_install(struct vf_plugin *p);
+void vf_sa_guard_free(struct vf_plugin *p);
 /* The current snapshot, held (release it), or NULL without a policy. */
 struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p);
 

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""The SA crash guard (plugin/sa_guard.c), as a host would attack: one
+SLtoVLMappingTableRecord query from any host, with OutputPortNum or
+InputPortNum at or past a switch's port count, makes stock OpenSM 3.3.23
+read past the switch's port table (255 wraps its uint8_t loop: a segfault
+or a hang).  On one ibsim fabric:
+
+1. stock OpenSM alone answers the valid queries below (the reference),
+   then dies of the attack (the fact the guard exists for; not run under
+   the memory checkers, where a crash of stock is not ours to report);
+2. OpenSM with the plugin answers the same valid queries exactly as stock
+   did (the guard passes them on), answers each attack with the status
+   the IBA gives a query that matches nothing (a port the switch lacks:
+   NO_RECORDS for a Get, an empty table for a GetTable) or, without a
+   LID, REQ_INVALID; it stays up and answers a valid query after them;
+3. the refusals are logged when their count reaches a power of two, so a
+   flood cannot fill the log.
+"""
+
+import re
+
+import topogen
+import vfsim
+import vftest
+
+SA = vftest.VFABRIC_SA
+SLVL = "0x13"
+GET, GETTABLE = "0x01", "0x12"
+LID, IN, OUT = 1, 2, 4      # IB_SLVL_COMPMASK_*
+
+
+def slvl(method, mask, lid=0, in_port=0, out_port=0):
+    """vfabric-sa raw arguments for an SLtoVLMappingTableRecord query."""
+    data = f"{lid:04x}{in_port:02x}{out_port:02x}"
+    return ["raw", "--attr-id", SLVL, "--method", method,
+            "--comp-mask", hex(mask), "--data", data]
+
+
+def ask(sim, args, at="cn0002"):
+    """The answer as vfabric-sa prints it, less its retry count."""
+    out = sim.run_diag([SA] + args, node=at, check=False, timeout=30)
+    return re.sub(r" tries \d+", "", out).strip()
+
+
+def status(answer):
+    m = re.match(r"status 0x[0-9a-f]+ (\S+) records (\d+)", answer)
+    return (m.group(1), int(m.group(2))) if m else (answer[:80], None)
+
+
+def main():
+    tap = vfsim.Tap()
+    vftest.start(tap)
+    fab = topogen.fattree2(leaves=2, spines=1, hosts=2)
+    with vfsim.Sim(fab, "sa-guard", tap=tap) as sim:
+        sim.start_ibsim()
+        sim.start_opensm(conf_lines=["sweep_interval 0", "log_flags 0x43"])
+        sim.wait_subnet_up()
+        nodes = vfsim.parse_ibnetdiscover(open(sim.discover()).read())
+        sws = sorted((n["lid"], n["ports"] + 1) for n in nodes.values()
+                     if n["kind"] == "Switch")
+        sw, n = sws[0]
+        ca = min(nd["lid"] for nd in nodes.values() if nd["kind"] == "Ca")
+        valid = {
+            "a switch's last port": slvl(GETTABLE, LID | OUT, sw,
+                                         out_port=n - 1),
+            "in port 0 to out port 1": slvl(GETTABLE, LID | IN | OUT, sw,
+                                            0, 1),
+            "a switch's port 0": slvl(GET, LID | IN | OUT, sw, 0, 0),
+            "an end port, whose port fields are ignored (255)":
+                slvl(GET, LID | OUT | IN, ca, 255, 255),
+            "every port's table (no component)": slvl(GETTABLE, 0),
+        }
+        stock = {k: ask(sim, a) for k, a in valid.items()}
+        tap.ok(all(status(s)[0] == "SUCCESS" for s in stock.values()),
+               f"stock OpenSM answers {len(valid)} valid SLtoVL queries",
+               str(stock))
+        if vfsim.memcheck.mode():
+            tap.skip("stock OpenSM dies of OutputPortNum 255",
+                     "not under a memory checker")
+        else:
+            ask(sim, slvl(GETTABLE, LID | OUT, sw, out_port=255))
+            after = ask(sim, valid["a switch's last port"])
+            died = sim.osms[-1].popen.poll()
+            tap.ok(died is not None or status(after)[0] != "SUCCESS",
+                   "stock OpenSM 3.3.23 dies of one SLtoVL query with "
+                   "OutputPortNum 255 from a host (the guard's reason)",
+                   f"exit {died}, then: {after}")
+        sim.stop_opensm()
+
+        sim.start_opensm(conf_lines=vftest.plugin_conf(engine="fattree"),
+                         plugin_dir=vftest.PLUGIN_DIR)
+        sim.wait_subnet_up()
+        ours = {k: ask(sim, a) for k, a in valid.items()}
+        for k in valid:
+            tap.ok(ours[k] == stock[k],
+                   f"with the plugin, {k}: the answer is stock OpenSM's",
+                   f"stock: {stock[k]}\nours:  {ours[k]}")
+
+        since = sim.log_offset()
+        attacks = [
+            ("OutputPortNum 255, a GetTable", slvl(GETTABLE, LID | OUT, sw,
+                                                   out_port=255),
+             ("SUCCESS", 0)),
+            ("OutputPortNum 255, a Get", slvl(GET, LID | OUT, sw,
+                                              out_port=255),
+             ("NO_RECORDS", 0)),
+            ("InputPortNum 255", slvl(GETTABLE, LID | IN, sw, in_port=255),
+             ("SUCCESS", 0)),
+            (f"OutputPortNum {n}, one past the switch's last port",
+             slvl(GETTABLE, LID | OUT, sw, out_port=n), ("SUCCESS", 0)),
+            (f"InputPortNum {n} with a valid OutputPortNum, a Get",
+             slvl(GET, LID | IN | OUT, sw, n, 1), ("NO_RECORDS", 0)),
+            ("OutputPortNum 255 without a LID (every switch)",
+             slvl(GETTABLE, OUT, out_port=255), ("REQ_INVALID", 0)),
+            ("InputPortNum 200 without a LID",
+             slvl(GETTABLE, IN, in_port=200), ("REQ_INVALID", 0)),
+        ]
+        for what, args, want in attacks:
+            got = ask(sim, args, at="cn0003")
+            tap.ok(status(got) == want,
+                   f"{what}: {want[0]}, {want[1]} records", got)
+        tap.ok(sim.osms[-1].popen.poll() is None and
+               ask(sim, valid["a switch's last port"]) ==
+               stock["a switch's last port"],
+               f"after {len(attacks)} attacks OpenSM runs and answers a "
+               "valid query as before")
+        logged = re.findall(r"vfabric: warning: sa: SLtoVLMappingTableRecord"
+                            r" \S+ from LID \d+ refused: .*; (\d+) refused "
+                            r"so far", sim.log_text(since))
+        tap.ok(logged == ["1", "2", "4"],
+               f"{len(attacks)} refusals logged at the 1st, 2nd and 4th, "
+               "each naming the field, the port and the switch",
+               str(logged) + "\n" + vfsim.tail(sim.osms[-1].log))
+        sim.stop_opensm()
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
