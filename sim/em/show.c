@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "routing/jsonout.h"
 #include "sim/em/em.h"
 
 /* What one endpoint (or a port without one) looks like. */
@@ -20,20 +21,6 @@ struct endpoint_view {
 	struct em_node node;
 	struct vf_ema_cpi cpi;
 };
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", (unsigned char)*s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
 
 static const char *why(int rc)
 {
@@ -252,7 +239,7 @@ static void head_json(const struct endpoint_view *ev, bool first)
 
 	node_text(ev, desc, sizeof(desc), guid);
 	printf("%s\n  {\"lid\": %u, \"node\": ", first ? "" : ",", ev->lid);
-	json_str(desc);
+	vf_json_string(stdout, desc);
 	printf(", \"port_guid\": \"%s\", \"endpoint\": %s", guid,
 	       ev->rc ? "false" : "true");
 }
