@@ -86,6 +86,7 @@ void vf_options_default(struct vf_options *o)
 	o->route_stability = true;
 	o->config_poll = 5;
 	o->config_settle = 2;
+	o->sa_record_budget = VF_SA_RECORD_BUDGET;
 	o->on_config_error = VF_ON_ERROR_LAST_GOOD;
 	o->path_selection = -1;
 	o->partition_routing = -1;
@@ -363,6 +364,18 @@ static int parse_settle(const char *v, unsigned *out)
 	return 0;
 }
 
+/* 0 (no limit) to 2^31 records a second. */
+static int parse_budget(const char *v, unsigned *out)
+{
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+
+	if (!*v || *end || *v == '-' || n > 1ul << 31)
+		return -1;
+	*out = (unsigned)n;
+	return 0;
+}
+
 static int set_config(struct vf_options *o, const char *path)
 {
 	char *copy = *path ? strdup(path) : NULL;
@@ -413,6 +426,8 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		      vf_partition_routing_parse(val)) < 0 ? -1 : 0;
 	else if (!strcmp(key, "sa_log"))
 		rc = parse_bool(val, &o->sa_log);
+	else if (!strcmp(key, "sa_record_budget"))
+		rc = parse_budget(val, &o->sa_record_budget);
 	else if (!strcmp(key, "path_selection"))
 		rc = parse_path_selection(val, &o->path_selection);
 	else if (!strcmp(key, "ar_enable"))
@@ -429,7 +444,7 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_0_7(val, &o->ar_threshold);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold); ignored",
 		       key);
 		return -1;
 	}

@@ -26,6 +26,10 @@
 #include "routing/devgroup.h"
 #include "routing/log.h"
 
+/* Default sa_record_budget: four of the largest PathRecord answers (65,536
+ * records) a second for each requester port. */
+#define VF_SA_RECORD_BUDGET 262144u
+
 /* A sorted list of NodeGUIDs or PortGUIDs, e.g. core_switches=0x..,0x.. */
 struct vf_guid_list {
 	uint64_t *guids;
@@ -76,6 +80,10 @@ struct vf_options {
 					 * isolate; -1: the config's */
 	bool sa_log;			/* sa_log=on: log every PathRecord
 					 * answer (the LID pairs, P_Keys, SLs) */
+	unsigned sa_record_budget;	/* sa_record_budget=N: records the SA
+					 * may build for one requester port a
+					 * second (plugin/sa_budget.c); 0: no
+					 * limit */
 	int path_selection;		/* path_selection=minimal|pairwise|
 					 * orderall|srcdstall (LMC paths in
 					 * PathRecords); -1: the config's */

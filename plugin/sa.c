@@ -163,6 +163,9 @@ int vf_sa_install(struct vf_plugin *p)
 	int rc;
 
 	vf_sa_guard_install(p);
+	if (vf_sa_budget_init(p))
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0904: out of memory for sa_record_budget; the SA builds what any requester asks");
 	pthread_mutex_init(&p->sa.lock, NULL);
 	rc = vf_sa_swap_handler(&sa->pr_disp_h, sa->p_disp,
 				OSM_MSG_MAD_PATH_RECORD, on_path_record, p,
@@ -235,4 +238,5 @@ void vf_sa_free(struct vf_plugin *p)
 	vf_sa_set_policy(p, NULL);
 	pthread_mutex_destroy(&p->sa.lock);
 	vf_sa_guard_free(p);
+	vf_sa_budget_free(p);
 }

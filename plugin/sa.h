@@ -30,6 +30,7 @@ struct vf_sa_handler {
 	void *context;
 };
 
+struct vf_sa_budget;
 struct vf_sa_guard;
 
 struct vf_sa {
@@ -41,6 +42,7 @@ struct vf_sa {
 					 * (a cl_disp_reg_handle_t; OpenSM's
 					 * shutdown frees it) */
 	struct vf_sa_guard *guards;	/* sa_guard.c */
+	struct vf_sa_budget *budget;	/* sa_budget.c; NULL: no limit */
 };
 
 /* Swap our handlers in (from create(), before the SA is bound); 0 or
@@ -60,6 +62,16 @@ int vf_sa_swap_handler(cl_disp_reg_handle_t *h, cl_dispatcher_t *disp,
  * handlers answered before they see them, with or without a policy. */
 void vf_sa_guard_install(struct vf_plugin *p);
 void vf_sa_guard_free(struct vf_plugin *p);
+
+/* The per-requester limit on records built (sa_budget.c): init 0 or -1
+ * (out of memory); refused: true when the request was answered BUSY, its
+ * port's sa_record_budget for this second being spent; charge: count an
+ * answer's records against its port. */
+int vf_sa_budget_init(struct vf_plugin *p);
+void vf_sa_budget_free(struct vf_plugin *p);
+bool vf_sa_budget_refused(struct vf_plugin *p, struct osm_madw *madw);
+void vf_sa_budget_charge(struct vf_plugin *p, struct osm_madw *madw,
+			 unsigned records);
 /* The current snapshot, held (release it), or NULL without a policy. */
 struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p);
 

@@ -613,6 +613,7 @@ static void respond(struct vf_plugin *p, struct osm_madw *madw,
 		vf_log(VF_LOG_INFO,
 		       "sa: answer cut at %u records (comp_mask 0x%llx)",
 		       r->max_records, (unsigned long long)r->comp);
+	vf_sa_budget_charge(p, madw, r->count);
 	/* frees the items; Get with two or none gets its error status */
 	osm_sa_respond(sa, madw, sizeof(ib_path_rec_t), &r->list);
 }
@@ -640,6 +641,8 @@ void vf_sa_path_record(struct vf_plugin *p, const struct vf_sa_policy *pol,
 		p->sa.pr.cb(p->sa.pr.context, madw);
 		return;
 	}
+	if (vf_sa_budget_refused(p, madw))
+		return;
 	r.numb_path = r.get ? 1 : (r.comp & PR_NUMBPATH) ?
 		      ib_path_rec_num_path(r.pr) : ~0u;
 	cl_qlist_init(&r.list);
@@ -747,6 +750,8 @@ void vf_sa_multipath_record(struct vf_plugin *p,
 		osm_sa_send_error(sa, madw, status);
 		return;
 	}
+	if (vf_sa_budget_refused(p, madw))
+		return;
 	r.comp = as_path_query(m, mc, &pr);
 	r.max_records = (mc & MPR_NUMBPATH) ? (m->num_path & 0x7fu) : 127;
 	cl_qlist_init(&r.list);

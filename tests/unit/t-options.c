@@ -152,6 +152,15 @@ int main(void)
 	OK(o.config_settle == 60 && o.on_config_error == VF_ON_ERROR_LAST_GOOD,
 	   "both keep what they were");
 	EQ_S(o.config, "/etc/opensm/vf.xml", "the earlier path is kept");
+	EQ_U(o.sa_record_budget, 262144,
+	     "by default a requester port may have 262,144 records built a second");
+	EQ_U(vf_options_parse(&o, "sa_record_budget=0"), 0,
+	     "sa_record_budget=0 (no limit) accepted");
+	EQ_U(o.sa_record_budget, 0, "no limit");
+	EQ_U(vf_options_parse(&o, "sa_record_budget=-1 sa_record_budget=1x "
+			      "sa_record_budget=4294967296"), 3,
+	     "a negative, non-numeric or too large sa_record_budget refused");
+	EQ_U(o.sa_record_budget, 0, "... and the setting kept");
 
 	logged = 0;
 	EQ_U(vf_options_parse(&o, "colour=blue check_routes=YES"), 1,
