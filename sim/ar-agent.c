@@ -377,8 +377,14 @@ static uint16_t do_lost(struct agent *a, const struct vf_arp_hdr *h,
 	struct vf_arp_lost l;
 
 	vf_arp_get_lost(mad, &l);
-	if (!l.sender)
-		l.sender = slid;
+	/*
+	 * The sender is who the fabric says sent it (the SLID): a sender
+	 * named in the data must be that port, so a host cannot speak for
+	 * a switch and have its neighbors mark routes lost.
+	 */
+	if (l.sender && l.sender != slid)
+		return VF_ARP_BAD_FIELD;
+	l.sender = slid;
 	if (vf_arp_check_lost(h->attr_mod, a->lid_cap, &l))
 		return VF_ARP_BAD_FIELD;
 	a->notices_received++;

@@ -21,6 +21,8 @@ ar_algorithm=greedy in event_plugin_options (the option wins):
 - after the unlink L001's ARNeighbors (rewritten by the plugin) shows no
   peer on the port;
 - malformed requests get error statuses, and the agent keeps answering;
+- a lost-route notice a host sends in a switch's name is refused (the
+  sender must be the SLID), one in its own name marks nothing;
 - AR disabled in the file + SIGHUP: the agents are told enable=0.
 """
 
@@ -146,6 +148,26 @@ def check_malformed(tap, sim, agents, topo):
     tap.ok(agents.procs["L002"].poll() is None, "the agent keeps running")
 
 
+def check_forged_notice(tap, sim, agents, topo):
+    """A host that sends a lost-route notice in a switch's name (S001, a
+    neighbor of L002) is refused, and one in its own name is not a
+    neighbor's: L002 marks nothing either way."""
+    lid = lid_of(topo, agents.guids["L002"])
+    spine = lid_of(topo, agents.guids["S001"])
+    lost = "ff" * 8                 # LIDs 0-63 "no longer reachable"
+    before = agent_state(agents.dumps["L002"])[0].get("lids_marked")
+    res = request(sim, lid, f"2,0xff27,0,0,0000{spine:04x}{'00' * 12}{lost}",
+                  f"2,0xff27,0,0,00000000{'00' * 12}{lost}")
+    after = agent_state(agents.dumps["L002"])[0].get("lids_marked")
+    tap.ok(len(res) == 2 and isinstance(res[0], tuple) and
+           res[0][0] == 0x001C,
+           "a host's ARLostRoutes naming a switch (S001) as the sender: "
+           "0x001c, the sender must be the MAD's SLID", str(res))
+    tap.ok(before == after == 0,
+           "... and one in the host's own name (no neighbor): L002 marks "
+           "no LID lost", f"lids_marked {before} -> {after}; {res}")
+
+
 def main():
     main_with_agents(topogen.fattree2(leaves=4, spines=3, hosts=2), "ar",
                      run)
@@ -215,6 +237,7 @@ def run(tap, sim, fab, agents):
 
     check_egress(tap, sim, agents, topo, lfts)
     check_malformed(tap, sim, agents, topo)
+    check_forged_notice(tap, sim, agents, topo)
     late_agent(tap, sim, agents, osm)
 
     since = sim.reload_config(conf, config(0), osm=osm)
