@@ -272,6 +272,7 @@ const char *vf_arp_status_name(uint16_t status)
 	case VF_ARP_BAD_ATTR: return "attribute not supported";
 	case VF_ARP_BAD_FIELD: return "invalid index or field";
 	case VF_ARP_SEQUENCE: return "not paused or another generation";
+	case VF_ARP_NOT_SM: return "not from the master SM";
 	}
 	return "unknown status";
 }

@@ -49,7 +49,7 @@ enum vf_arp_attr {
 	VF_ARP_LOST_ROUTES = 0xFF27,	/* Set, switch to switch: LIDs lost */
 };
 
-/* MAD status values (IBA 13.4.7; 0x0100 is this class's own). */
+/* MAD status values (IBA 13.4.7; 0x0100 and 0x0200 are this class's). */
 enum vf_arp_status {
 	VF_ARP_OK = 0,
 	VF_ARP_BAD_VERSION = 0x0004,	/* base or class version */
@@ -58,6 +58,8 @@ enum vf_arp_status {
 	VF_ARP_BAD_FIELD = 0x001C,	/* modifier (index) or a field value */
 	VF_ARP_SEQUENCE = 0x0100,	/* table Set while not paused, or of
 					 * another generation */
+	VF_ARP_NOT_SM = 0x0200,		/* a Set only the master SM may make,
+					 * from another LID */
 };
 
 #define VF_ARP_GROUPS_PER_BLOCK 4	/* 256-bit masks, 32 bytes each */

@@ -48,6 +48,7 @@
 #define QP1_QKEY VF_UMADSIM_QP1_QKEY
 #define ATTR_NODE_INFO 0x0011
 #define ATTR_SWITCH_INFO 0x0012
+#define ATTR_PORT_INFO 0x0015
 #define ATTR_LFT 0x0019
 #define LFT_BLOCK 64
 #define NOTICE_TID 0xA7000000u	/* our own requests: ARLostRoutes */
@@ -84,6 +85,8 @@ struct agent {
 	bool *retract;			/* [lid_cap]: to tell "restored" */
 	uint8_t *lft;			/* [lid_cap + LFT_BLOCK], read back */
 	bool eval_pending, in_eval;
+	bool in_smp;			/* waiting for one of our own SMPs */
+	uint16_t sm_lid;		/* MasterSMLID, as last read */
 	uint32_t next_tid;
 	unsigned long notices_sent, notices_received, notices_acked;
 };
@@ -430,24 +433,68 @@ static uint16_t do_info(struct agent *a, uint8_t *mad)
 	return VF_ARP_OK;
 }
 
+static int own_smp(struct agent *a, uint16_t attr, uint32_t mod,
+		   uint8_t d[VF_UMADSIM_SMP_DATA])
+{
+	int rc;
+
+	a->in_smp = true;
+	rc = vf_umadsim_local_smp(&a->u, attr, mod, d, 2000);
+	a->in_smp = false;
+	return rc;
+}
+
+/*
+ * Is slid the master SM's?  As a switch knows it: MasterSMLID of its
+ * port 0, which the SM sets.  Read again when slid is not the LID last
+ * read (a new SM takes over), except while we wait for an SMP of ours
+ * (a nested read would take that one's answer).
+ */
+static bool from_master_sm(struct agent *a, uint16_t slid)
+{
+	uint8_t d[VF_UMADSIM_SMP_DATA];
+
+	if (slid && slid == a->sm_lid)
+		return true;
+	if (!a->in_smp && !own_smp(a, ATTR_PORT_INFO, 0, d))
+		a->sm_lid = (uint16_t)(d[18] << 8 | d[19]);
+	return slid && slid == a->sm_lid;
+}
+
+/*
+ * The Sets only the master SM may make: AR on or off, the tables and the
+ * neighbors.  ARPortLoad is the simulator's stand-in for what a switch
+ * senses itself (link state, congestion), and ARLostRoutes comes from
+ * neighbor switches (do_lost checks that).
+ */
+static bool sm_only(const struct vf_arp_hdr *h)
+{
+	return h->method == VF_ARP_SET &&
+	       (h->attr_id == VF_ARP_CONTROL || h->attr_id == VF_ARP_GROUPS ||
+		h->attr_id == VF_ARP_LIDS || h->attr_id == VF_ARP_NEIGHBORS);
+}
+
 /* A request of the AR class: answer it (unless --no-ar). */
 static void handle_ar(struct agent *a, int len)
 {
-	uint8_t *mad = umad_get_mad(a->u.sbuf);
 	ib_mad_addr_t *addr = umad_get_mad_addr(a->u.rbuf);
+	uint16_t slid = ntohs(addr->lid);
+	int qpn = (int)ntohl(addr->qpn);
+	uint8_t req[VF_ARP_MAD_SIZE], *mad;
 	struct vf_arp_hdr h;
 	uint16_t st;
 	char an[8];
 
-	if (len > VF_ARP_USED)
-		len = VF_ARP_USED;
-	memset(mad, 0, VF_ARP_MAD_SIZE);
-	memcpy(mad, umad_get_mad(a->u.rbuf), (size_t)len);
 	if (umad_status(a->u.rbuf))
 		return;		/* one of our notices bounced or timed out */
-	if (mad[3] & 0x80) {
+	if (len > VF_ARP_USED)
+		len = VF_ARP_USED;
+	/* apart from rbuf and sbuf, which the SMP of from_master_sm uses */
+	memset(req, 0, sizeof(req));
+	memcpy(req, umad_get_mad(a->u.rbuf), (size_t)len);
+	if (req[3] & 0x80) {
 		/* a response: the ack of one of our notices, or nothing */
-		vf_arp_get_hdr(mad, &h);
+		vf_arp_get_hdr(req, &h);
 		if (h.attr_id == VF_ARP_LOST_ROUTES && !h.status) {
 			a->notices_acked++;
 			write_dump(a);
@@ -455,13 +502,17 @@ static void handle_ar(struct agent *a, int len)
 		return;
 	}
 	a->requests++;
-	st = vf_arp_check_request(mad, (size_t)len, &h);
+	st = vf_arp_check_request(req, (size_t)len, &h);
 	if (a->no_ar) {
 		printf("ar-agent: %s %s ignored (--no-ar)\n",
 		       h.method == VF_ARP_SET ? "Set" : "Get",
 		       vf_arp_attr_name(h.attr_id, an));
 		return;
 	}
+	if (!st && sm_only(&h) && !from_master_sm(a, slid))
+		st = VF_ARP_NOT_SM;
+	mad = umad_get_mad(a->u.sbuf);
+	memcpy(mad, req, VF_ARP_MAD_SIZE);
 	if (!st) {
 		switch (h.attr_id) {
 		case VF_ARP_INFO: st = do_info(a, mad); break;
@@ -472,7 +523,7 @@ static void handle_ar(struct agent *a, int len)
 		case VF_ARP_EGRESS: st = do_egress(a, &h, mad); break;
 		case VF_ARP_NEIGHBORS: st = do_neighbors(a, &h, mad); break;
 		case VF_ARP_LOST_ROUTES:
-			st = do_lost(a, &h, mad, ntohs(addr->lid));
+			st = do_lost(a, &h, mad, slid);
 			break;
 		}
 	}
@@ -489,8 +540,7 @@ static void handle_ar(struct agent *a, int len)
 	}
 	mad[3] = VF_ARP_GET_RESP;
 	vf_arp_put_status(mad, st);
-	vf_umadsim_send(&a->u, a->ar_id, ntohs(addr->lid),
-			(int)ntohl(addr->qpn), VF_ARP_MAD_SIZE);
+	vf_umadsim_send(&a->u, a->ar_id, slid, qpn, VF_ARP_MAD_SIZE);
 }
 
 /*
@@ -511,7 +561,7 @@ static unsigned query_num_ports(struct agent *a)
 
 	a->u.other = on_other;
 	a->u.arg = a;
-	if (vf_umadsim_local_smp(&a->u, ATTR_NODE_INFO, 0, d, 2000))
+	if (own_smp(a, ATTR_NODE_INFO, 0, d))
 		return 0;
 	return d[3];
 }
@@ -522,13 +572,13 @@ static int read_lft(struct agent *a)
 	uint8_t d[VF_UMADSIM_SMP_DATA];
 	unsigned top;
 
-	if (vf_umadsim_local_smp(&a->u, ATTR_SWITCH_INFO, 0, d, 2000))
+	if (own_smp(a, ATTR_SWITCH_INFO, 0, d))
 		return -1;
 	top = (unsigned)(d[6] << 8 | d[7]);
 	if (top >= a->lid_cap)
 		top = a->lid_cap - 1;
 	for (unsigned b = 0; b <= top / LFT_BLOCK; b++) {
-		if (vf_umadsim_local_smp(&a->u, ATTR_LFT, b, d, 2000))
+		if (own_smp(a, ATTR_LFT, b, d))
 			return -1;
 		memcpy(a->lft + b * LFT_BLOCK, d, LFT_BLOCK);
 	}

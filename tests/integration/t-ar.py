@@ -21,6 +21,9 @@ ar_algorithm=greedy in event_plugin_options (the option wins):
 - after the unlink L001's ARNeighbors (rewritten by the plugin) shows no
   peer on the port;
 - malformed requests get error statuses, and the agent keeps answering;
+- a compute node's ARControl Set turning AR off is refused (only the
+  master SM, by its MasterSMLID, may set AR), as are its table and
+  neighbor Sets;
 - a lost-route notice a host sends in a switch's name is refused (the
   sender must be the SLID), one in its own name marks nothing;
 - AR disabled in the file + SIGHUP: the agents are told enable=0.
@@ -130,13 +133,16 @@ def check_malformed(tap, sim, agents, topo):
         ("1,0xff7f,0", 0x000C, "unknown attribute"),
         ("2,0xff20,0", 0x000C, "Set of the read-only ARInfo"),
         ("0x14,0xff20,0", 0x0008, "unknown method"),
-        ("2,0xff22,200,0", 0x001C, "PortGroup block index out of range"),
         ("1,0xff23,5000", 0x001C, "LID block past the LID capacity"),
-        ("2,0xff23,0,999", 0x0100, "table Set while not paused"),
-        ("2,0xff21,0,0," + "0109" + "00" * 10, 0x001C,
-         "ARControl with algorithm 9"),
         ("1,0xff26,4", 0x001C, "ARNeighbors block past port 255"),
-        ("2,0xff26,0,999", 0x0100, "ARNeighbors Set while not paused"),
+        # Sets only the master SM may make, from a host: refused before
+        # any field is looked at
+        ("2,0xff22,200,0", 0x0200,
+         "a host's PortGroup Set (block out of range too)"),
+        ("2,0xff23,0,999", 0x0200, "a host's PortGroupLid Set"),
+        ("2,0xff21,0,0," + "0109" + "00" * 10, 0x0200,
+         "a host's ARControl Set (algorithm 9 too)"),
+        ("2,0xff26,0,999", 0x0200, "a host's ARNeighbors Set"),
         ("1,0xff27,0", 0x000C, "Get of the notice ARLostRoutes"),
         ("2,0xff27,60,0,00000001", 0x001C, "ARLostRoutes past the LIDs"),
         ("1,0xff20,0", 0x0000, "and then a good Get ARInfo"),
@@ -146,6 +152,21 @@ def check_malformed(tap, sim, agents, topo):
         tap.ok(isinstance(got, tuple) and got[0] == want,
                f"malformed: {what}: status 0x{want:04x}", f"{spec}: {got}")
     tap.ok(agents.procs["L002"].poll() is None, "the agent keeps running")
+
+
+def check_host_disables_ar(tap, sim, agents, topo):
+    """A compute node sends ARControl Set, Enable off, to a switch: only
+    the master SM (MasterSMLID, which the fabric's SLID is checked
+    against) may, so it is refused and AR stays on."""
+    lid = lid_of(topo, agents.guids["L003"])
+    res = request(sim, lid, "2,0xff21,0,0," + "0000" + "00" * 10,
+                  "1,0xff21,0")
+    state = agent_state(agents.dumps["L003"])[0]
+    tap.ok(len(res) == 2 and isinstance(res[0], tuple) and
+           res[0][0] == 0x0200 and isinstance(res[1], tuple) and
+           res[1][1][0] & 1 and state.get("enable") == 1,
+           "a compute node's ARControl Set turning AR off on L003: "
+           "0x0200 (not from the master SM), AR stays on", f"{res} {state}")
 
 
 def check_forged_notice(tap, sim, agents, topo):
@@ -237,6 +258,7 @@ def run(tap, sim, fab, agents):
 
     check_egress(tap, sim, agents, topo, lfts)
     check_malformed(tap, sim, agents, topo)
+    check_host_disables_ar(tap, sim, agents, topo)
     check_forged_notice(tap, sim, agents, topo)
     late_agent(tap, sim, agents, osm)
 
