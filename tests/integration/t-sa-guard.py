@@ -4,18 +4,20 @@
 SLtoVLMappingTableRecord query from any host, with OutputPortNum or
 InputPortNum at or past a switch's port count, makes stock OpenSM 3.3.23
 read past the switch's port table (255 wraps its uint8_t loop: a segfault
-or a hang).  On one ibsim fabric:
+or a hang).  The plugin answers these queries itself.  On one ibsim
+fabric:
 
 1. stock OpenSM alone answers the valid queries below (the reference),
    then dies of the attack (the fact the guard exists for; not run under
    the memory checkers, where a crash of stock is not ours to report);
 2. OpenSM with the plugin answers the same valid queries exactly as stock
-   did (the guard passes them on), answers each attack with the status
-   the IBA gives a query that matches nothing (a port the switch lacks:
-   NO_RECORDS for a Get, an empty table for a GetTable) or, without a
-   LID, REQ_INVALID; it stays up and answers a valid query after them;
-3. the refusals are logged when their count reaches a power of two, so a
-   flood cannot fill the log.
+   did, and each attack as stock would if it checked its bounds: a port
+   a switch lacks matches no record of that switch (NO_RECORDS for a Get,
+   an empty table for a GetTable; without a LID, the end ports' records
+   only, as they ignore port numbers); it stays up and answers a valid
+   query after them;
+3. such requests are logged when their count reaches a power of two, so
+   a flood cannot fill the log.
 """
 
 import re
@@ -61,6 +63,7 @@ def main():
                      if n["kind"] == "Switch")
         sw, n = sws[0]
         ca = min(nd["lid"] for nd in nodes.values() if nd["kind"] == "Ca")
+        n_ca = sum(nd["kind"] == "Ca" for nd in nodes.values())
         valid = {
             "a switch's last port": slvl(GETTABLE, LID | OUT, sw,
                                          out_port=n - 1),
@@ -70,11 +73,15 @@ def main():
             "an end port, whose port fields are ignored (255)":
                 slvl(GET, LID | OUT | IN, ca, 255, 255),
             "every port's table (no component)": slvl(GETTABLE, 0),
+            "output port 1 of every switch (no LID)": slvl(GETTABLE, OUT,
+                                                           out_port=1),
+            "an unknown LID": slvl(GETTABLE, LID | OUT, 0x0bad, out_port=1),
         }
         stock = {k: ask(sim, a) for k, a in valid.items()}
-        tap.ok(all(status(s)[0] == "SUCCESS" for s in stock.values()),
-               f"stock OpenSM answers {len(valid)} valid SLtoVL queries",
-               str(stock))
+        tap.ok(all(status(s)[0] == "SUCCESS" for s in stock.values()) and
+               sum(status(s)[1] == 0 for s in stock.values()) == 1,
+               f"stock OpenSM answers {len(valid)} valid SLtoVL queries "
+               "(records for all but the unknown LID)", str(stock))
         if vfsim.memcheck.mode():
             tap.skip("stock OpenSM dies of OutputPortNum 255",
                      "not under a memory checker")
@@ -111,10 +118,10 @@ def main():
              slvl(GETTABLE, LID | OUT, sw, out_port=n), ("SUCCESS", 0)),
             (f"InputPortNum {n} with a valid OutputPortNum, a Get",
              slvl(GET, LID | IN | OUT, sw, n, 1), ("NO_RECORDS", 0)),
-            ("OutputPortNum 255 without a LID (every switch)",
-             slvl(GETTABLE, OUT, out_port=255), ("REQ_INVALID", 0)),
-            ("InputPortNum 200 without a LID",
-             slvl(GETTABLE, IN, in_port=200), ("REQ_INVALID", 0)),
+            ("OutputPortNum 255 without a LID (every port): the end ports'",
+             slvl(GETTABLE, OUT, out_port=255), ("SUCCESS", n_ca)),
+            ("InputPortNum 200 without a LID: the end ports'",
+             slvl(GETTABLE, IN, in_port=200), ("SUCCESS", n_ca)),
         ]
         for what, args, want in attacks:
             got = ask(sim, args, at="cn0003")
@@ -126,11 +133,13 @@ def main():
                f"after {len(attacks)} attacks OpenSM runs and answers a "
                "valid query as before")
         logged = re.findall(r"vfabric: warning: sa: SLtoVLMappingTableRecord"
-                            r" \S+ from LID \d+ refused: .*; (\d+) refused "
-                            r"so far", sim.log_text(since))
+                            r" \S+ from LID \d+ names a port number a "
+                            r"switch lacks \(OutputPortNum \d+, InputPortNum"
+                            r" \d+; .*; (\d+) such requests so far",
+                            sim.log_text(since))
         tap.ok(logged == ["1", "2", "4"],
-               f"{len(attacks)} refusals logged at the 1st, 2nd and 4th, "
-               "each naming the field, the port and the switch",
+               f"{len(attacks)} such requests logged at the 1st, 2nd and "
+               "4th, with the port numbers",
                str(logged) + "\n" + vfsim.tail(sim.osms[-1].log))
         sim.stop_opensm()
     tap.done()
