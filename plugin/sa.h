@@ -41,7 +41,7 @@ struct vf_sa {
 	const void *pr_set;		/* ours for PathRecord Set/Delete
 					 * (a cl_disp_reg_handle_t; OpenSM's
 					 * shutdown frees it) */
-	struct vf_sa_guard *guards;	/* sa_guard.c */
+	struct vf_sa_guard *guard;	/* sa_guard.c */
 	struct vf_sa_budget *budget;	/* sa_budget.c; NULL: no limit */
 };
 
@@ -58,8 +58,9 @@ int vf_sa_swap_handler(cl_disp_reg_handle_t *h, cl_dispatcher_t *disp,
 		       cl_disp_msgid_t id, cl_pfn_msgrcv_cb_t cb, void *ctx,
 		       struct vf_sa_handler *saved);
 
-/* The crash guard (sa_guard.c): requests that crash OpenSM 3.3.23's own
- * handlers answered before they see them, with or without a policy. */
+/* The crash guard (sa_guard.c): the SA queries that crash OpenSM 3.3.23's
+ * own handler (SLtoVLMappingTableRecord) answered by the plugin, with or
+ * without a policy. */
 void vf_sa_guard_install(struct vf_plugin *p);
 void vf_sa_guard_free(struct vf_plugin *p);
 

@@ -42,6 +42,18 @@ static uint32_t now_second(void)
 	return (uint32_t)ts.tv_sec;
 }
 
+/* Under b->lock: the records counted for slot s in this second. */
+static uint32_t *used_now(struct vf_sa_budget *b, unsigned s)
+{
+	uint32_t now = now_second();
+
+	if (b->second[s] != now) {
+		b->second[s] = now;
+		b->used[s] = 0;
+	}
+	return &b->used[s];
+}
+
 static unsigned slot(const osm_madw_t *madw)
 {
 	unsigned lid = cl_ntoh16(osm_madw_get_mad_addr_ptr(madw)->dest_lid);
@@ -78,17 +90,12 @@ bool vf_sa_budget_refused(struct vf_plugin *p, struct osm_madw *madw)
 {
 	struct vf_sa_budget *b = p->sa.budget;
 	unsigned s = slot(madw), used;
-	uint32_t now = now_second();
 	unsigned long n;
 
 	if (!b)
 		return false;
 	pthread_mutex_lock(&b->lock);
-	if (b->second[s] != now) {
-		b->second[s] = now;
-		b->used[s] = 0;
-	}
-	used = b->used[s];
+	used = *used_now(b, s);
 	n = used >= p->opts.sa_record_budget ? ++b->refused : 0;
 	pthread_mutex_unlock(&b->lock);
 	if (!n)
@@ -106,17 +113,12 @@ void vf_sa_budget_charge(struct vf_plugin *p, struct osm_madw *madw,
 			 unsigned records)
 {
 	struct vf_sa_budget *b = p->sa.budget;
-	unsigned s = slot(madw);
-	uint32_t now = now_second();
+	uint32_t *used;
 
 	if (!b || !records)
 		return;
 	pthread_mutex_lock(&b->lock);
-	if (b->second[s] != now) {
-		b->second[s] = now;
-		b->used[s] = 0;
-	}
-	b->used[s] = b->used[s] > UINT32_MAX - records ? UINT32_MAX :
-		     b->used[s] + records;
+	used = used_now(b, slot(madw));
+	*used = *used > UINT32_MAX - records ? UINT32_MAX : *used + records;
 	pthread_mutex_unlock(&b->lock);
 }

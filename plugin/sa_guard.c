@@ -230,13 +230,13 @@ void vf_sa_guard_install(struct vf_plugin *p)
 		free(g);
 		return;
 	}
-	p->sa.guards = g;
+	p->sa.guard = g;
 }
 
 void vf_sa_guard_free(struct vf_plugin *p)
 {
 	/* OpenSM unregistered ours (the handle is in osm_sa_t) and shut its
 	 * dispatchers down before unloading us */
-	free(p->sa.guards);
-	p->sa.guards = NULL;
+	free(p->sa.guard);
+	p->sa.guard = NULL;
 }
