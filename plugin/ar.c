@@ -8,18 +8,32 @@
  * the new LFTs acknowledged by every switch (on the first sweep a probe
  * sent at UCAST_ROUTING_DONE finds no route).
  *
- * A pass is four batches of asynchronous MADs (plugin/madbatch.c: at
+ * Forwarding changes under a paused AR, as the FM does it: at
+ * HEAVY_SWEEP_DONE, before routing, every switch we programmed is paused
+ * (ARControl pause=1, next generation: it keeps its tables and adapts
+ * nothing), and at SUBNET_UP every one is resumed, rewritten or not.  A
+ * resume is the SM reprogramming the switch: its lost-route marks go.
+ *
+ * A pass is batches of asynchronous MADs (plugin/madbatch.c: at
  * most AR_WINDOW in flight, matched to their answers by TID, each retried
  * AR_RETRIES times after AR_TIMEOUT_MS, the whole pass bounded by
  * AR_BUDGET_MS):
  *   1. Get ARInfo from every switch not known to lack AR: the probe of a
- *      new switch, the generation and state of a known one;
- *   2. Set ARControl pause=1 (next generation) where anything changed;
+ *      new switch, the generation and state of a known one, whether it
+ *      holds our AR_Key;
+ *   1b. Set ARKeyInfo where the switch holds no key (ours and the lease);
+ *      where it holds another (a previous SM's) the refusal starts its
+ *      lease, and the switch is taken after it (a heavy sweep then);
+ *   2. Set ARControl pause=1 (next generation) where anything changed and
+ *      the switch was not paused before routing;
  *   3. Set the PortGroup, PortGroupLid and ARNeighbors blocks that differ
  *      from what the switch holds (a per-switch shadow of what was
  *      programmed);
  *   4. Set ARControl with the new group top, pause=0: the switch swaps in
  *      the new tables at once.
+ * Every request carries the AR_Key (ar_key, or a random one per start):
+ * the switches take the Sets only from the master SM's port with it
+ * (docs/threat-model.md).
  * A switch that fails a step stays paused on its old tables (the agent
  * keeps using them) and is rewritten in full next sweep.  A switch that
  * does not answer the probe keeps static routes; it is logged once and
@@ -34,6 +48,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "plugin/madbatch.h"
 #include "plugin/plugin.h"
@@ -46,6 +61,7 @@
 #define AR_RETRIES 2
 #define AR_BUDGET_MS 5000	/* one pass, all batches */
 #define AR_TID_BASE 0xA5000000u	/* low 32 bits: clear of OpenSM's own */
+#define AR_PAUSE_BUDGET_MS 1500	/* the pause before routing: the sweep waits */
 
 _Static_assert(VF_ARP_MAD_SIZE == MB_MAD_SIZE && VF_ARP_USED <= MB_USED,
 	       "AR MADs fit plugin/madbatch.h's requests");
@@ -75,6 +91,10 @@ struct ar_sw {
 	uint16_t lid;
 	uint32_t fabric_sw;
 	bool changed, failed;
+	bool needs_key;			/* holds no AR_Key: give it ours */
+	bool key_other;			/* holds another AR_Key: wait it out */
+	bool key_warned;		/* ... and that is logged */
+	uint32_t paused_gen;		/* paused before routing, or 0 */
 	struct vf_arp_control next;
 	uint32_t next_gen;
 };
@@ -83,8 +103,10 @@ struct vf_ar_state {
 	struct madbatch mb;
 	struct ar_sw **sws;
 	unsigned num_sws;
+	uint64_t key;			/* the AR_Key every request carries */
+	uint16_t lease_s;
 	/* this pass, for the summary */
-	unsigned programmed, blocks, unchanged, incapable, failed;
+	unsigned programmed, blocks, unchanged, incapable, failed, locked;
 };
 
 static uint64_t ms_now(void)
@@ -207,6 +229,22 @@ static void req_init(struct mb_req *r, struct ar_sw *s, uint8_t method,
 	vf_arp_init(r->mad, method, 0, attr, amod, gen);
 }
 
+/* Send a batch, every request with the AR_Key. */
+static void run_batch(struct vf_ar_state *a, struct mb_req *r, unsigned n,
+		      uint64_t end)
+{
+	for (unsigned i = 0; i < n; i++)
+		vf_arp_put_key(r[i].mad, a->key);
+	mb_run(&a->mb, r, n, end);
+}
+
+/* The generation a Set of ARControl must name: the pending one while we
+ * keep the switch paused. */
+static uint32_t current_gen(const struct ar_sw *s)
+{
+	return s->paused_gen ? s->paused_gen : s->generation;
+}
+
 /* The switch a request is for. */
 static struct ar_sw *sw_of(const struct mb_req *r)
 {
@@ -250,7 +288,7 @@ static void probe(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 		return;
 	for (unsigned i = 0; i < n; i++)
 		req_init(&r[i], list[i], VF_ARP_GET, VF_ARP_INFO, 0, 0);
-	mb_run(&p->ar->mb, r, n, end);
+	run_batch(p->ar, r, n, end);
 	for (unsigned i = 0; i < n; i++) {
 		struct ar_sw *s = list[i];
 		struct vf_arp_info info;
@@ -286,11 +324,17 @@ static void probe(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 			       info.num_ports);
 		if (info.group_cap > VF_AR_MAX_GROUPS)
 			info.group_cap = VF_AR_MAX_GROUPS;
-		/* restarted, left paused, other caps: it holds what we do not know */
+		/* restarted, left paused, other caps: it holds what we do not
+		 * know (paused by us before routing is what we know) */
 		if (s->cap != CAP_YES || info.active_generation != s->generation ||
-		    info.pending_generation || info.group_cap != s->group_cap ||
+		    info.pending_generation != s->paused_gen ||
+		    info.group_cap != s->group_cap ||
 		    info.lid_cap != s->lid_cap)
 			s->known = false;
+		if (info.pending_generation != s->paused_gen)
+			s->paused_gen = 0;
+		s->needs_key = !info.key_set;
+		s->key_other = info.key_set && !info.key_match;
 		s->cap = CAP_YES;
 		s->info = info;
 		if (!s->known && reset_shadow(s))
@@ -443,6 +487,160 @@ static void learn_block(struct ar_sw *s, const struct mb_req *r)
 	}
 }
 
+/*
+ * Step 1b: our AR_Key where a switch holds none.  Where it holds another
+ * (a previous master SM's), our Set is refused and that starts the
+ * switch's lease; we read how long is left, log it, and have the watch
+ * thread ask for a heavy sweep when it has run out.
+ */
+static void give_keys(struct vf_plugin *p, struct ar_sw **list, unsigned n,
+		      uint64_t end)
+{
+	struct vf_ar_state *a = p->ar;
+	struct mb_req *r = calloc(2 * n + 1, sizeof(*r));
+	struct vf_arp_keyinfo k = { .key = a->key, .lease_s = a->lease_s };
+	unsigned nr = 0, nq = 0;
+	uint16_t longest = 0;
+
+	if (!r)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		if (!list[i]->needs_key && !list[i]->key_other)
+			continue;
+		req_init(&r[nr], list[i], VF_ARP_SET, VF_ARP_KEY_INFO, 0, 0);
+		vf_arp_put_keyinfo(r[nr++].mad, &k);
+	}
+	run_batch(a, r, nr, end);
+	for (unsigned i = 0; i < nr; i++) {
+		struct ar_sw *s = sw_of(&r[i]);
+
+		if (mb_answered(&r[i])) {
+			if (s->key_warned)
+				vf_log(VF_LOG_INFO,
+				       "adaptive routing: switch 0x%016" PRIx64 " (LID %u) took our AR_Key",
+				       s->guid, s->lid);
+			s->needs_key = s->key_other = s->key_warned = false;
+			continue;
+		}
+		if (r[i].state == MB_DONE && r[i].status == VF_ARP_BAD_KEY) {
+			s->key_other = true;	/* its lease now runs */
+			req_init(&r[nr + nq++], s, VF_ARP_GET, VF_ARP_KEY_INFO,
+				 0, 0);
+		} else {
+			s->failed = true;
+		}
+	}
+	run_batch(a, r + nr, nq, end);
+	for (unsigned i = 0; i < nq; i++) {
+		struct mb_req *q = &r[nr + i];
+		struct ar_sw *s = sw_of(q);
+		struct vf_arp_keyinfo held = { 0 };
+
+		if (mb_answered(q))
+			vf_arp_get_keyinfo(q->resp, &held);
+		if (held.lease_left_s > longest)
+			longest = held.lease_left_s;
+		if (s->key_warned)
+			continue;
+		s->key_warned = true;
+		vf_log(VF_LOG_WARN,
+		       "adaptive routing: switch 0x%016" PRIx64 " (LID %u) holds another AR_Key (a previous master SM's?) and refuses ours: AR is not programmed there until its lease runs out (%s%u s left); give every SM the same ar_key to take over at once",
+		       s->guid, s->lid, held.lease_s ? "" : "no lease: ",
+		       held.lease_left_s);
+	}
+	if (longest)
+		__atomic_store_n(&p->ar_sweep_ms,
+				 (int64_t)vf_now_ms() + (longest + 1) * 1000LL,
+				 __ATOMIC_RELEASE);
+	free(r);
+}
+
+/* Requests whose switch failed go; the count of those left. */
+static unsigned drop_failed(struct mb_req *r, unsigned n)
+{
+	unsigned live = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (!sw_of(&r[i])->failed)
+			r[live++] = r[i];
+	return live;
+}
+
+/* Step 2: pause the switches that change and were not paused before
+ * routing (new to us, or the pause then failed). */
+static void pause_changed(struct vf_ar_state *a, struct ar_sw **todo,
+			  unsigned nt, struct mb_req *ctl, uint64_t end)
+{
+	unsigned nc = 0;
+
+	for (unsigned i = 0; i < nt; i++) {
+		struct ar_sw *s = todo[i];
+		struct vf_arp_control c = s->next;
+
+		if (!s->changed || s->paused_gen)
+			continue;
+		c.pause = true;
+		req_init(&ctl[nc], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
+			 s->next_gen);
+		vf_arp_put_control(ctl[nc++].mad, &c);
+	}
+	run_batch(a, ctl, nc, end);
+	for (unsigned i = 0; i < nc; i++)
+		if (!mb_answered(&ctl[i]))
+			sw_of(&ctl[i])->failed = true;
+}
+
+/* Step 3: the blocks of the switches that are paused. */
+static void write_blocks(struct vf_ar_state *a, struct mb_req *blk,
+			 size_t nblk, uint64_t end)
+{
+	nblk = drop_failed(blk, (unsigned)nblk);
+	run_batch(a, blk, (unsigned)nblk, end);
+	for (size_t i = 0; i < nblk; i++) {
+		if (!mb_answered(&blk[i])) {
+			sw_of(&blk[i])->failed = true;
+			continue;
+		}
+		learn_block(sw_of(&blk[i]), &blk[i]);
+		a->blocks++;
+	}
+}
+
+/* Step 4: resume every switch that changed or was paused before routing,
+ * with its new control: it swaps in the new tables, its marks go. */
+static void resume(struct vf_ar_state *a, struct ar_sw **todo, unsigned nt,
+		   struct mb_req *ctl, uint64_t end)
+{
+	unsigned nc = 0;
+
+	for (unsigned i = 0; i < nt; i++) {
+		struct ar_sw *s = todo[i];
+
+		if (s->failed || (!s->changed && !s->paused_gen))
+			continue;
+		req_init(&ctl[nc], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
+			 s->next_gen);
+		vf_arp_put_control(ctl[nc++].mad, &s->next);
+	}
+	run_batch(a, ctl, nc, end);
+	for (unsigned i = 0; i < nc; i++) {
+		struct ar_sw *s = sw_of(&ctl[i]);
+
+		if (!mb_answered(&ctl[i])) {
+			s->failed = true;
+			continue;
+		}
+		s->ctl = s->next;
+		s->generation = s->next_gen;
+		s->paused_gen = 0;
+		s->known = true;
+		if (s->changed)
+			a->programmed++;
+		else
+			a->unchanged++;
+	}
+}
+
 static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 		    const struct vf_fabric *f, const struct vf_ar_config *cfg,
 		    const struct vf_ar_tables *ar, uint64_t end)
@@ -455,18 +653,19 @@ static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 
 	if (!ctl || !todo)
 		goto out;
-	/* which switches change, and how many blocks at most */
+	/* step 1: what each switch is to hold, and how many blocks at most */
 	for (unsigned i = 0; i < n; i++) {
 		struct ar_sw *s = list[i];
 		const struct vf_ar_switch *t = &ar->sw[s->fabric_sw];
 		uint32_t lid_top = (uint32_t)ar->max_lid + 1;
 
-		if (s->failed)
+		if (s->failed || s->key_other)
 			continue;
 		if (lid_top > s->info.lid_cap)
 			lid_top = s->info.lid_cap;
 		s->next = control_for(cfg, t, lid_top);
-		s->next_gen = s->info.active_generation + 1;
+		s->next_gen = s->paused_gen ? s->paused_gen :
+			      s->info.active_generation + 1;
 		if (!s->next_gen)
 			s->next_gen = 1;
 		todo[nt++] = s;
@@ -476,85 +675,19 @@ static void program(struct vf_plugin *p, struct ar_sw **list, unsigned n,
 	blk = calloc(room + 1, sizeof(*blk));
 	if (!blk)
 		goto out;
-	{
-		unsigned nc = 0;
+	for (unsigned i = 0; i < nt; i++) {
+		struct ar_sw *s = todo[i];
+		unsigned k = diff_blocks(s, f, ar, &ar->sw[s->fabric_sw],
+					 blk + nblk);
 
-		for (unsigned i = 0; i < nt; i++) {
-			struct ar_sw *s = todo[i];
-			unsigned k = diff_blocks(s, f, ar,
-						 &ar->sw[s->fabric_sw],
-						 blk + nblk);
-
-			if (!k && s->known && same_control(&s->ctl, &s->next)) {
-				a->unchanged++;
-				continue;
-			}
-			nblk += k;
-			s->changed = true;
-			req_init(&ctl[nc], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
-				 s->next_gen);
-			s->next.pause = true;
-			vf_arp_put_control(ctl[nc++].mad, &s->next);
-			s->next.pause = false;
-		}
-		/* 2: pause */
-		mb_run(&a->mb, ctl, nc, end);
-		for (unsigned i = 0; i < nc; i++)
-			if (!mb_answered(&ctl[i]))
-				sw_of(&ctl[i])->failed = true;
-		/* 3: the blocks of the switches that paused */
-		for (size_t i = 0; i < nblk; i++)
-			if (sw_of(&blk[i])->failed)
-				blk[i].state = MB_FAILED;
-		{
-			/* send only the live ones: compact them first */
-			size_t live = 0;
-
-			for (size_t i = 0; i < nblk; i++)
-				if (blk[i].state != MB_FAILED)
-					blk[live++] = blk[i];
-			nblk = live;
-		}
-		mb_run(&a->mb, blk, (unsigned)nblk, end);
-		for (size_t i = 0; i < nblk; i++) {
-			if (!mb_answered(&blk[i])) {
-				sw_of(&blk[i])->failed = true;
-				continue;
-			}
-			learn_block(sw_of(&blk[i]), &blk[i]);
-			a->blocks++;
-		}
-		/* 4: resume with the new top */
-		for (unsigned i = 0; i < nc; i++) {
-			struct ar_sw *s = sw_of(&ctl[i]);
-
-			req_init(&ctl[i], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
-				 s->next_gen);
-			vf_arp_put_control(ctl[i].mad, &s->next);
-			if (s->failed)
-				ctl[i].state = MB_FAILED;
-		}
-		{
-			unsigned live = 0;
-
-			for (unsigned i = 0; i < nc; i++)
-				if (ctl[i].state != MB_FAILED)
-					ctl[live++] = ctl[i];
-			mb_run(&a->mb, ctl, live, end);
-			for (unsigned i = 0; i < live; i++) {
-				struct ar_sw *s = sw_of(&ctl[i]);
-
-				if (!mb_answered(&ctl[i])) {
-					s->failed = true;
-					continue;
-				}
-				s->ctl = s->next;
-				s->generation = s->next_gen;
-				s->known = true;
-				a->programmed++;
-			}
-		}
+		nblk += k;
+		s->changed = k || !s->known || !same_control(&s->ctl, &s->next);
+		if (!s->changed && !s->paused_gen)
+			a->unchanged++;
 	}
+	pause_changed(a, todo, nt, ctl, end);
+	write_blocks(a, blk, nblk, end);
+	resume(a, todo, nt, ctl, end);
 out:
 	for (unsigned i = 0; i < n; i++)
 		if (list[i]->failed) {
@@ -584,15 +717,18 @@ static void disable_all(struct vf_plugin *p, uint64_t end)
 		c = s->ctl;
 		c.enable = false;
 		c.pause = false;
-		req_init(&r[n], s, VF_ARP_SET, VF_ARP_CONTROL, 0, s->generation);
+		req_init(&r[n], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
+			 current_gen(s));
 		vf_arp_put_control(r[n++].mad, &c);
 	}
 	if (!n || bind_class(p))
 		goto out;
-	mb_run(&a->mb, r, n, end);
+	run_batch(a, r, n, end);
 	for (unsigned i = 0; i < n; i++) {
 		if (mb_answered(&r[i])) {
 			sw_of(&r[i])->ctl.enable = false;
+			sw_of(&r[i])->generation = current_gen(sw_of(&r[i]));
+			sw_of(&r[i])->paused_gen = 0;
 			done++;
 		} else {
 			sw_of(&r[i])->known = false;
@@ -602,6 +738,87 @@ static void disable_all(struct vf_plugin *p, uint64_t end)
 	       "adaptive routing: disabled; told %u of %u switches to stop AR",
 	       done, n);
 out:
+	free(r);
+}
+
+/* A pass without new tables: resume what we paused before routing, on
+ * the tables it holds (its lost-route marks go: the SM has swept). */
+static void resume_paused(struct vf_plugin *p, uint64_t end)
+{
+	struct vf_ar_state *a = p->ar;
+	struct mb_req *r = calloc(a->num_sws + 1, sizeof(*r));
+	unsigned n = 0;
+
+	if (!r)
+		return;
+	for (unsigned i = 0; i < a->num_sws; i++) {
+		struct ar_sw *s = a->sws[i];
+
+		if (!s->paused_gen || !s->lid)
+			continue;
+		req_init(&r[n], s, VF_ARP_SET, VF_ARP_CONTROL, 0, s->paused_gen);
+		vf_arp_put_control(r[n++].mad, &s->ctl);
+	}
+	if (n && !bind_class(p))
+		run_batch(a, r, n, end);
+	for (unsigned i = 0; i < n; i++) {
+		struct ar_sw *s = sw_of(&r[i]);
+
+		if (mb_answered(&r[i]))
+			s->generation = s->paused_gen;
+		else
+			s->known = false;
+		s->paused_gen = 0;
+	}
+	free(r);
+}
+
+void vf_ar_heavy_sweep(struct vf_plugin *p)
+{
+	struct vf_ar_state *a = p->ar;
+	struct vf_ar_config cfg;
+	struct mb_req *r;
+	unsigned n = 0, done = 0;
+	double t0 = vf_now_ms();
+
+	if (!a || !a->num_sws)
+		return;
+	effective_config(p, &cfg);
+	if (!cfg.enable)
+		return;
+	r = calloc(a->num_sws + 1, sizeof(*r));
+	if (!r)
+		return;
+	for (unsigned i = 0; i < a->num_sws; i++) {
+		struct ar_sw *s = a->sws[i];
+		struct vf_arp_control c = s->ctl;
+		uint32_t gen = s->generation + 1 ? s->generation + 1 : 1;
+
+		if (s->cap != CAP_YES || !s->lid || !s->known ||
+		    !s->ctl.enable || s->paused_gen || s->key_other)
+			continue;
+		c.pause = true;
+		req_init(&r[n], s, VF_ARP_SET, VF_ARP_CONTROL, 0, gen);
+		vf_arp_put_control(r[n++].mad, &c);
+	}
+	if (n && !bind_class(p))
+		run_batch(a, r, n, ms_now() + AR_PAUSE_BUDGET_MS);
+	for (unsigned i = 0; i < n; i++) {
+		struct ar_sw *s = sw_of(&r[i]);
+		struct vf_arp_hdr h;
+
+		if (!mb_answered(&r[i])) {
+			s->known = false;	/* paused and rewritten later */
+			continue;
+		}
+		vf_arp_get_hdr(r[i].mad, &h);
+		s->paused_gen = h.generation;
+		done++;
+	}
+	if (n)
+		vf_log(VF_LOG_INFO,
+		       "adaptive routing: paused %u of %u switches before routing, %.1f ms",
+		       done, n, vf_now_ms() - t0);
 	free(r);
 }
 
@@ -623,6 +840,8 @@ void vf_ar_subnet_up(struct vf_plugin *p)
 	if (!f || !p->last.ar_fresh) {
 		if (!cfg.enable)
 			disable_all(p, end);
+		else
+			resume_paused(p, end);
 		return;
 	}
 	p->last.ar_fresh = false;
@@ -651,6 +870,7 @@ void vf_ar_subnet_up(struct vf_plugin *p)
 	if (bind_class(p))
 		goto out;
 	a->programmed = a->blocks = a->unchanged = a->incapable = a->failed = 0;
+	a->locked = 0;
 	for (uint32_t s = 0; s < f->num_switches; s++) {
 		struct ar_sw *w = find_sw(a, f->nodes[f->switches[s]].guid, false);
 
@@ -680,11 +900,14 @@ void vf_ar_subnet_up(struct vf_plugin *p)
 		       "ERR VF1102: adaptive routing: out of memory computing the tables; switches keep what they have");
 		goto out;
 	}
+	give_keys(p, list, n, end);
 	program(p, list, n, f, &cfg, &ar, end);
+	for (unsigned i = 0; i < n; i++)
+		a->locked += list[i]->key_other;
 	vf_log(VF_LOG_INFO,
-	       "adaptive routing: %u switches programmed (%u blocks written), %u unchanged, %u not AR-capable, %u failed, %.1f ms",
+	       "adaptive routing: %u switches programmed (%u blocks written), %u unchanged, %u not AR-capable, %u failed, %u hold another AR_Key, %.1f ms",
 	       a->programmed, a->blocks, a->unchanged, a->incapable, a->failed,
-	       vf_now_ms() - t0);
+	       a->locked, vf_now_ms() - t0);
 out:
 	vf_ar_free(&ar);
 	free(caps);
@@ -704,6 +927,20 @@ int vf_ar_create(struct vf_plugin *p)
 		.retries = AR_RETRIES, .tid_base = AR_TID_BASE,
 		.used = VF_ARP_USED,
 	});
+	a->key = p->opts.ar_key;
+	a->lease_s = (uint16_t)p->opts.ar_key_lease;
+	/* a key of this start: no host can know it; a standby SM with
+	 * another waits out the lease (docs/adaptive-routing.md) */
+	while (!a->key &&
+	       getrandom(&a->key, sizeof(a->key), 0) != sizeof(a->key)) {
+		if (errno == EINTR)
+			continue;
+		a->key = 0;
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF1103: adaptive routing: no random AR_Key (%s); the switches get none and check only that Sets come from the master SM's port: set ar_key",
+		       strerror(errno));
+		break;
+	}
 	p->ar = a;
 	return 0;
 }

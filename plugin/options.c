@@ -92,6 +92,7 @@ void vf_options_default(struct vf_options *o)
 	o->partition_routing = -1;
 	o->ar_enable = o->ar_fine_grained = o->ar_lost_route_only = -1;
 	o->ar_algorithm = o->ar_frequency = o->ar_threshold = -1;
+	o->ar_key_lease = VF_AR_KEY_LEASE_S;
 }
 
 static int parse_ar_algorithm(const char *v, int *out)
@@ -376,6 +377,64 @@ static int parse_budget(const char *v, unsigned *out)
 	return 0;
 }
 
+/* A secret: its value is never logged. */
+static bool is_key(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 4 && !strcmp(name + n - 4, "_key");
+}
+
+/* A 64-bit key in hex, 0x optional. */
+static int parse_key(const char *v, uint64_t *out)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!strncmp(v, "0x", 2) || !strncmp(v, "0X", 2))
+		v += 2;
+	if (!*v || strlen(v) > 16 || strspn(v, "0123456789abcdefABCDEF") !=
+	    strlen(v))
+		return -1;
+	n = strtoull(v, &end, 16);
+	if (*end)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+char *vf_options_redacted(const char *text)
+{
+	static const char hidden[] = "<hidden>";
+	char *out, *o;
+	const char *t = text;
+
+	if (!text)
+		return NULL;
+	/* at most every character a key's value: room for each hidden */
+	out = malloc(strlen(text) * sizeof(hidden) + 1);
+	if (!out)
+		return NULL;
+	o = out;
+	while (*t) {
+		const char *eq = strchr(t, '=');
+		size_t word = strcspn(t, " \t\r\n=");
+
+		if (eq && eq == t + word && word >= 4 &&
+		    !strncmp(eq - 4, "_key", 4)) {
+			memcpy(o, t, word + 1);
+			o += word + 1;
+			memcpy(o, hidden, sizeof(hidden) - 1);
+			o += sizeof(hidden) - 1;
+			t = eq + 1 + strcspn(eq + 1, " \t\r\n");
+			continue;
+		}
+		*o++ = *t++;
+	}
+	*o = '\0';
+	return out;
+}
+
 static int set_config(struct vf_options *o, const char *path)
 {
 	char *copy = *path ? strdup(path) : NULL;
@@ -442,16 +501,20 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_0_7(val, &o->ar_frequency);
 	else if (!strcmp(key, "ar_threshold"))
 		rc = parse_0_7(val, &o->ar_threshold);
+	else if (!strcmp(key, "ar_key"))
+		rc = parse_key(val, &o->ar_key);
+	else if (!strcmp(key, "ar_key_lease"))
+		rc = parse_seconds(val, &o->ar_key_lease);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease); ignored",
 		       key);
 		return -1;
 	}
 	if (rc)
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0102: event_plugin_options: bad value '%s' for %s; default kept",
-		       val, key);
+		       is_key(key) ? "<hidden>" : val, key);
 	return rc;
 }
 

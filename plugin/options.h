@@ -30,6 +30,10 @@
  * records) a second for each requester port. */
 #define VF_SA_RECORD_BUDGET 262144u
 
+/* Default ar_key_lease: a minute, as a new master SM waits at most that
+ * before it can give the switches its own AR_Key. */
+#define VF_AR_KEY_LEASE_S 60u
+
 /* A sorted list of NodeGUIDs or PortGUIDs, e.g. core_switches=0x..,0x.. */
 struct vf_guid_list {
 	uint64_t *guids;
@@ -96,6 +100,14 @@ struct vf_options {
 	 */
 	int ar_enable, ar_fine_grained, ar_lost_route_only;
 	int ar_algorithm, ar_frequency, ar_threshold;
+	/*
+	 * ar_key=HEX: the AR_Key the switches are given (0: a random key
+	 * of this start); ar_key_lease=0-3600 s, how long a switch keeps a
+	 * key no request carries from the master SM (0: for ever).
+	 * Redacted wherever the options are logged.
+	 */
+	uint64_t ar_key;
+	unsigned ar_key_lease;
 	struct vf_guid_list core_switches;	/* fattree CoreSwitches */
 	struct vf_guid_list route_last;	/* fattree RouteLast */
 	struct vf_dg_def *dgs;		/* dg_<name>=, as defined */
@@ -148,5 +160,11 @@ void vf_options_free(struct vf_options *o);
  * problem, and no order is applied.  Returns the number of problems.
  */
 unsigned vf_options_parse(struct vf_options *o, const char *text);
+
+/*
+ * text with the value of every *_key= setting replaced by "<hidden>", for
+ * logs (malloc'd; NULL when out of memory or text is NULL).
+ */
+char *vf_options_redacted(const char *text);
 
 #endif /* VF_OPTIONS_H */

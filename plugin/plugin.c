@@ -66,6 +66,7 @@ static unsigned instances;
 static void *vf_create(osm_opensm_t *osm)
 {
 	struct vf_plugin *p;
+	char *shown;
 
 	if (instances) {
 		osm_log(&osm->log, OSM_LOG_ERROR,
@@ -87,10 +88,11 @@ static void *vf_create(osm_opensm_t *osm)
 	vf_options_default(&p->opts);
 	vf_options_parse(&p->opts, osm->subn.opt.event_plugin_options);
 	vf_log_set_level(p->opts.log_level);
+	shown = vf_options_redacted(osm->subn.opt.event_plugin_options);
 	vf_log(VF_LOG_INFO, "opensm-vfabric " PACKAGE_VERSION
 	       " loaded into %s (options: %s)", VF_OSM_VERSION,
-	       osm->subn.opt.event_plugin_options ?
-	       osm->subn.opt.event_plugin_options : "none");
+	       shown ? shown : "none");
+	free(shown);
 	/* before any change of ours: where the user's partitions are */
 	p->user_partitions_ptr = osm->subn.opt.partition_config_file;
 	p->user_partitions = p->user_partitions_ptr ?
@@ -150,6 +152,8 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 	/* never take osm->lock here: report() may run with it held */
 	if (id == OSM_EVENT_ID_HEAVY_SWEEP_DONE) {
 		vf_qos_heavy_sweep(p, vf_partitions_heavy_sweep(p));
+		/* before routing: AR paused while forwarding changes */
+		vf_ar_heavy_sweep(p);
 		return;
 	}
 	if (id == OSM_EVENT_ID_SUBNET_UP) {

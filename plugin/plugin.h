@@ -124,6 +124,9 @@ struct vf_plugin {
 	 * then.  Written by the sweeper, read by that thread (atomics).
 	 */
 	int64_t config_retry_ms;
+	/* when an AR_Key lease on a switch has run out (vf_now_ms), 0: none;
+	 * the watch thread then asks for a heavy sweep (plugin/ar.c) */
+	int64_t ar_sweep_ms;
 	struct vf_assignment assign;	/* automatic P_Keys/SLs, as cached */
 	bool assign_loaded;
 	uint64_t fabric_warn_sum;	/* of the fabric warnings last logged */
@@ -270,6 +273,7 @@ void vf_qos_routing_done(struct vf_plugin *p);
  */
 int vf_ar_create(struct vf_plugin *p);
 void vf_ar_subnet_up(struct vf_plugin *p);
+void vf_ar_heavy_sweep(struct vf_plugin *p);
 void vf_ar_destroy(struct vf_plugin *p);
 
 /*

@@ -66,13 +66,14 @@ static bool changed(struct vf_watch *w)
 }
 
 /* A retry the sweeper asked for, now due?  Takes it. */
-static bool retry_due(struct vf_plugin *p)
+/* Is the time in *when (vf_now_ms, 0: none) here?  Then take it. */
+static bool due(int64_t *when)
 {
-	int64_t at = __atomic_load_n(&p->config_retry_ms, __ATOMIC_ACQUIRE);
+	int64_t at = __atomic_load_n(when, __ATOMIC_ACQUIRE);
 
 	if (!at || vf_now_ms() < (double)at)
 		return false;
-	return __atomic_compare_exchange_n(&p->config_retry_ms, &at, 0, false,
+	return __atomic_compare_exchange_n(when, &at, 0, false,
 					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
@@ -102,7 +103,12 @@ static void *watch(void *arg)
 			if (vf_node_descs_arrived(w->p->descs, w->p->osm))
 				goto sweep;
 		}
-		if (!retry_due(w->p))
+		if (due(&w->p->ar_sweep_ms)) {
+			vf_log(VF_LOG_INFO,
+			       "adaptive routing: an AR_Key lease has run out: asking for a heavy sweep to program that switch");
+			goto sweep;
+		}
+		if (!due(&w->p->config_retry_ms))
 			continue;
 		vf_log(VF_LOG_INFO, "%s: another look, as it was changing",
 		       w->path);

@@ -65,11 +65,17 @@ static uint32_t lid_switch(const struct vf_fabric *f, unsigned lid)
 }
 
 /*
- * CA LIDs (up to max_lid) grouped by the switch they hang off: the LIDs of
+ * LIDs (up to max_lid) grouped by the switch they lead to: a CA's by the
+ * switch it hangs off, an edge switch's own (port 0) by itself, as the FM
+ * groups both (traffic to a switch is routed and fails as any other).  A
+ * switch without end nodes (a director's inner leaf or spine) is left
+ * out: the up/down tiers the groups are built on are counted from the
+ * edge and do not hold toward it, and its alternates closed a credit loop
+ * (golden case ar-dcs2-edges); traffic to it stays static.  The LIDs of
  * switch s are lids[start[s] .. start[s + 1]).  0 or -ENOMEM.
  */
 static int bucket_lids(const struct vf_fabric *f, uint16_t max_lid,
-		       uint32_t **start, uint16_t **lids)
+		       const bool *edge, uint32_t **start, uint16_t **lids)
 {
 	uint32_t nsw = f->num_switches, *at;
 
@@ -86,11 +92,12 @@ static int bucket_lids(const struct vf_fabric *f, uint16_t max_lid,
 							 VF_NONE;
 			uint32_t sw;
 
-			if (p == VF_NONE ||
-			    vf_is_switch(&f->nodes[f->ports[p].node]))
+			if (p == VF_NONE)
 				continue;
 			sw = lid_switch(f, lid);
-			if (sw == VF_NONE)
+			if (sw == VF_NONE ||
+			    (vf_is_switch(&f->nodes[f->ports[p].node]) &&
+			     !edge[sw]))
 				continue;
 			if (pass)
 				(*lids)[at[sw]++] = (uint16_t)lid;
@@ -267,11 +274,12 @@ int vf_ar_compute(const struct vf_fabric *f, const struct vf_lfts *t,
 	w.queue = malloc((nsw + 1) * sizeof(*w.queue));
 	w.edge = calloc(nsw + 1, sizeof(*w.edge));
 	w.slots = calloc((size_t)(nsw + 1) * SLOTS, sizeof(*w.slots));
-	if (!w.level || !w.dist || !w.queue || !w.edge || !w.slots ||
-	    bucket_lids(f, t->max_lid, &w.lid_start, &w.lids))
+	if (!w.level || !w.dist || !w.queue || !w.edge || !w.slots)
 		goto out;
 	for (uint32_t s = 0; s < nsw; s++)
 		w.edge[s] = vf_has_end_node(f, s);
+	if (bucket_lids(f, t->max_lid, w.edge, &w.lid_start, &w.lids))
+		goto out;
 	vf_swgraph_bfs_from(&w.g, w.edge, w.level, w.queue);
 	for (uint32_t e = 0; e < nsw; e++)
 		if (w.lid_start[e + 1] > w.lid_start[e])
@@ -509,14 +517,20 @@ bool vf_ar_check(const struct vf_fabric *f, const struct vf_lfts *t,
 	struct check k = { .f = f, .t = t, .ar = ar };
 	uint32_t nsw = f->num_switches, *start = NULL;
 	uint16_t *lids = NULL;
-	bool ok = false;
+	bool *edge = NULL, ok = false;
 
 	snprintf(cycle, size, "out of memory");
 	k.out = calloc(nsw + 1, sizeof(*k.out));
 	k.seen = calloc(nsw + 1, sizeof(*k.seen));
 	k.queue = malloc((nsw + 1) * sizeof(*k.queue));
-	if (!k.out || !k.seen || !k.queue || vf_swgraph_init(&k.g, f) ||
-	    bucket_lids(f, t->max_lid, &start, &lids))
+	edge = calloc(nsw + 1, sizeof(*edge));
+	if (!k.out || !k.seen || !k.queue || !edge ||
+	    vf_swgraph_init(&k.g, f))
+		goto out;
+	/* the LIDs vf_ar_compute groups */
+	for (uint32_t s = 0; s < nsw; s++)
+		edge[s] = vf_has_end_node(f, s);
+	if (bucket_lids(f, t->max_lid, edge, &start, &lids))
 		goto out;
 	for (uint32_t e = 0; e < nsw; e++) {
 		if (start[e + 1] == start[e])
@@ -544,6 +558,7 @@ out:
 	free(k.seen);
 	free(k.queue);
 	free(k.deps);
+	free(edge);
 	free(start);
 	free(lids);
 	return ok;

@@ -44,6 +44,18 @@ void vf_arp_put_status(uint8_t *mad, uint16_t status)
 	vf_put16(mad + 4, status);
 }
 
+void vf_arp_put_key(uint8_t *mad, uint64_t key)
+{
+	vf_put32(mad + VF_ARP_KEY_OFF, (uint32_t)(key >> 32));
+	vf_put32(mad + VF_ARP_KEY_OFF + 4, (uint32_t)key);
+}
+
+uint64_t vf_arp_get_key(const uint8_t *mad)
+{
+	return (uint64_t)vf_get32(mad + VF_ARP_KEY_OFF) << 32 |
+	       vf_get32(mad + VF_ARP_KEY_OFF + 4);
+}
+
 uint16_t vf_arp_check_request(const uint8_t *mad, size_t len,
 			      struct vf_arp_hdr *h)
 {
@@ -66,6 +78,7 @@ uint16_t vf_arp_check_request(const uint8_t *mad, size_t len,
 	case VF_ARP_LIDS:
 	case VF_ARP_LOAD:
 	case VF_ARP_NEIGHBORS:
+	case VF_ARP_KEY_INFO:
 		return VF_ARP_OK;
 	default:
 		return VF_ARP_BAD_ATTR;
@@ -106,7 +119,7 @@ void vf_arp_put_info(uint8_t *mad, const struct vf_arp_info *i)
 	uint8_t *d = mad + VF_ARP_DATA;
 	uint8_t ctl[VF_ARP_MAD_SIZE] = { 0 };
 
-	d[0] = i->supported;
+	d[0] = (uint8_t)(i->supported | i->key_set << 1 | i->key_match << 2);
 	d[1] = i->num_ports;
 	vf_put16(d + 2, i->group_cap);
 	vf_put32(d + 4, i->lid_cap);
@@ -123,6 +136,8 @@ void vf_arp_get_info(const uint8_t *mad, struct vf_arp_info *i)
 	const uint8_t *d = mad + VF_ARP_DATA;
 
 	i->supported = d[0] & 1;
+	i->key_set = d[0] >> 1 & 1;
+	i->key_match = d[0] >> 2 & 1;
 	i->num_ports = d[1];
 	i->group_cap = vf_get16(d + 2);
 	i->lid_cap = vf_get32(d + 4);
@@ -131,6 +146,27 @@ void vf_arp_get_info(const uint8_t *mad, struct vf_arp_info *i)
 	i->active_generation = vf_get32(d + 12);
 	i->pending_generation = vf_get32(d + 16);
 	get_control_at(d + 20, &i->control);
+}
+
+void vf_arp_put_keyinfo(uint8_t *mad, const struct vf_arp_keyinfo *k)
+{
+	uint8_t *d = mad + VF_ARP_DATA;
+
+	vf_put32(d, (uint32_t)(k->key >> 32));
+	vf_put32(d + 4, (uint32_t)k->key);
+	vf_put16(d + 8, k->lease_s);
+	vf_put16(d + 10, k->lease_left_s);
+	vf_put32(d + 12, k->refused);
+}
+
+void vf_arp_get_keyinfo(const uint8_t *mad, struct vf_arp_keyinfo *k)
+{
+	const uint8_t *d = mad + VF_ARP_DATA;
+
+	k->key = (uint64_t)vf_get32(d) << 32 | vf_get32(d + 4);
+	k->lease_s = vf_get16(d + 8);
+	k->lease_left_s = vf_get16(d + 10);
+	k->refused = vf_get32(d + 12);
 }
 
 void vf_arp_put_groups(uint8_t *mad, const struct vf_ar_mask *m, unsigned n)
@@ -258,6 +294,7 @@ const char *vf_arp_attr_name(uint16_t attr, char buf[8])
 	case VF_ARP_EGRESS: return "AREgress";
 	case VF_ARP_NEIGHBORS: return "ARNeighbors";
 	case VF_ARP_LOST_ROUTES: return "ARLostRoutes";
+	case VF_ARP_KEY_INFO: return "ARKeyInfo";
 	}
 	snprintf(buf, 8, "0x%04x", attr);
 	return buf;
@@ -273,6 +310,7 @@ const char *vf_arp_status_name(uint16_t status)
 	case VF_ARP_BAD_FIELD: return "invalid index or field";
 	case VF_ARP_SEQUENCE: return "not paused or another generation";
 	case VF_ARP_NOT_SM: return "not from the master SM";
+	case VF_ARP_BAD_KEY: return "wrong AR_Key";
 	}
 	return "unknown status";
 }

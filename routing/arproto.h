@@ -11,7 +11,9 @@
  *   24-27   generation: the table set a Set belongs to, or a Get reports
  *   28-31   reserved, 0
  *   32-191  attribute data (160 bytes)
- *   192-255 reserved, 0: umad2sim 0.10 hands a receiver only the first
+ *   192-199 AR_Key: the key the SM gave the switch (ARKeyInfo), carried by
+ *           every request that needs it, as M_Key is by an SMP
+ *   200-255 reserved, 0: umad2sim 0.10 hands a receiver only the first
  *           224 bytes, and 160 data bytes hold whole blocks
  *
  * Pure C: the plugin, the switch agent (sim/ar-agent) and the tests share
@@ -29,7 +31,8 @@
 #define VF_ARP_CLASS 0x0A
 #define VF_ARP_CLASS_VERSION 1
 #define VF_ARP_MAD_SIZE 256
-#define VF_ARP_USED 192		/* bytes that carry anything */
+#define VF_ARP_USED 200		/* bytes that carry anything */
+#define VF_ARP_KEY_OFF 192	/* offset of the AR_Key */
 #define VF_ARP_DATA 32		/* offset of the attribute data */
 
 enum vf_arp_method {
@@ -47,6 +50,7 @@ enum vf_arp_attr {
 	VF_ARP_EGRESS = 0xFF25,		/* Get: the agent's egress choice */
 	VF_ARP_NEIGHBORS = 0xFF26,	/* Get/Set: peer switch LID per port */
 	VF_ARP_LOST_ROUTES = 0xFF27,	/* Set, switch to switch: LIDs lost */
+	VF_ARP_KEY_INFO = 0xFF28,	/* Get/Set: the AR_Key and its lease */
 };
 
 /* MAD status values (IBA 13.4.7; 0x0100 and 0x0200 are this class's). */
@@ -60,6 +64,8 @@ enum vf_arp_status {
 					 * another generation */
 	VF_ARP_NOT_SM = 0x0200,		/* a Set only the master SM may make,
 					 * from another LID */
+	VF_ARP_BAD_KEY = 0x0300,	/* the switch holds an AR_Key and the
+					 * request does not carry it */
 };
 
 #define VF_ARP_GROUPS_PER_BLOCK 4	/* 256-bit masks, 32 bytes each */
@@ -98,6 +104,8 @@ struct vf_arp_control {
 /* ARInfo (Get, amod 0). */
 struct vf_arp_info {
 	bool supported;			/* 32 bit 0: AR supported */
+	bool key_set;			/* bit 1: the switch holds an AR_Key */
+	bool key_match;			/* bit 2: ... and this Get carried it */
 	uint8_t num_ports;		/* 33 */
 	uint16_t group_cap;		/* 34: PortGroupCap */
 	uint32_t lid_cap;		/* 36: PortGroupFDBCap (LIDs) */
@@ -106,6 +114,19 @@ struct vf_arp_info {
 	uint32_t active_generation;	/* 44: the tables in use */
 	uint32_t pending_generation;	/* 48: being written (paused), or 0 */
 	struct vf_arp_control control;	/* 52: in use */
+};
+
+/*
+ * ARKeyInfo (amod 0): the AR_Key a switch requires of the Sets only the
+ * master SM may make and of lost-route notices, and its lease.  A Get
+ * shows the key only to a request that carries it (0 otherwise).  Set
+ * by the master SM with the key held (any key when none is).
+ */
+struct vf_arp_keyinfo {
+	uint64_t key;			/* 32: 0 = none, no key required */
+	uint16_t lease_s;		/* 40: 0 = the key never lapses */
+	uint16_t lease_left_s;		/* 42: Get: running lease, or 0 */
+	uint32_t refused;		/* 44: Get: requests refused 0x0300 */
 };
 
 /* AREgress (Get, amod = destination LID). */
@@ -143,6 +164,8 @@ void vf_arp_init(uint8_t *mad, uint8_t method, uint64_t tid, uint16_t attr,
 		 uint32_t amod, uint32_t generation);
 void vf_arp_get_hdr(const uint8_t *mad, struct vf_arp_hdr *h);
 void vf_arp_put_status(uint8_t *mad, uint16_t status);
+void vf_arp_put_key(uint8_t *mad, uint64_t key);
+uint64_t vf_arp_get_key(const uint8_t *mad);
 
 /*
  * Check a received request of len bytes: the header into h, and the
@@ -177,6 +200,8 @@ void vf_arp_put_neighbors(uint8_t *mad,
 			  const uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK]);
 void vf_arp_get_neighbors(const uint8_t *mad,
 			  uint16_t n[VF_ARP_NEIGHBORS_PER_BLOCK]);
+void vf_arp_put_keyinfo(uint8_t *mad, const struct vf_arp_keyinfo *k);
+void vf_arp_get_keyinfo(const uint8_t *mad, struct vf_arp_keyinfo *k);
 void vf_arp_put_lost(uint8_t *mad, const struct vf_arp_lost *l);
 void vf_arp_get_lost(const uint8_t *mad, struct vf_arp_lost *l);
 /*

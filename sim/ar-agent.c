@@ -18,7 +18,19 @@
  * (AREgress and the egress choice avoid them) and, when it is left with
  * no way itself, tells its own neighbors, never one that told it.  A port
  * back up sends "restored" for what it can reach again; new tables from
- * the SM (a resume) clear every mark.
+ * the SM (a resume) clear every mark.  A notice is sent again, with a
+ * doubling gap, until the neighbor answers it (NOTICE_TRIES), and is
+ * dropped when new tables supersede it.  With LostRouteOnly set, notices
+ * are neither sent nor acted on: only the switch whose port went down
+ * reroutes (the seed's and the FM's meaning).
+ *
+ * Who may Set what (docs/threat-model.md): ARControl, the tables,
+ * ARNeighbors and ARKeyInfo only the master SM (the SLID against
+ * MasterSMLID), carrying the AR_Key once one is set (routing/mgmtkey.h);
+ * ARLostRoutes a neighbor switch, carrying the AR_Key this switch holds
+ * (the SM gives every switch the same one).  While paused (the SM is
+ * changing forwarding) the egress is the static port: AR adjusts nothing
+ * until the SM resumes it with the tables of the new routing.
  *
  * The issm flag makes the switch port claim IsSM, so OpenSM asks it for
  * SMInfo: sim/umadsim.c answers it as an SM that is NOT ACTIVE.
@@ -43,6 +55,7 @@
 #include "routing/ar.h"
 #include "routing/arproto.h"
 #include "routing/arselect.h"
+#include "routing/mgmtkey.h"
 #include "sim/umadsim.h"
 
 #define QP1_QKEY VF_UMADSIM_QP1_QKEY
@@ -52,6 +65,9 @@
 #define ATTR_LFT 0x0019
 #define LFT_BLOCK 64
 #define NOTICE_TID 0xA7000000u	/* our own requests: ARLostRoutes */
+#define NOTICE_SLOTS 64		/* notices awaiting an answer */
+#define NOTICE_TRIES 8		/* sends of one notice, gaps doubling */
+#define NOTICE_FIRST_GAP_MS 250
 #define NBRS (VF_ARP_NEIGHBOR_BLOCKS * VF_ARP_NEIGHBORS_PER_BLOCK)
 #define MAX_PORTS 255
 #define EXIT_USAGE 2
@@ -63,6 +79,16 @@ struct tables {
 	struct vf_ar_mask *groups;	/* [group_cap] */
 	uint8_t *lids;			/* [lid_cap] */
 	uint16_t nbrs[NBRS];		/* ARNeighbors: [0] our LID */
+};
+
+/* A notice sent and not yet answered. */
+struct notice {
+	bool used;
+	uint16_t lid;
+	uint32_t tid;
+	unsigned tries;
+	uint64_t due_ms;		/* send again then */
+	uint8_t mad[VF_ARP_MAD_SIZE];
 };
 
 struct agent {
@@ -89,6 +115,10 @@ struct agent {
 	uint16_t sm_lid;		/* MasterSMLID, as last read */
 	uint32_t next_tid;
 	unsigned long notices_sent, notices_received, notices_acked;
+	unsigned long notices_resent, notices_dropped;
+	struct notice pending[NOTICE_SLOTS];
+	struct vf_mkey key;		/* the AR_Key (ARKeyInfo) */
+	unsigned long not_sm;		/* Sets refused 0x0200 */
 };
 
 static volatile sig_atomic_t stop;
@@ -152,6 +182,15 @@ static unsigned count_lost(const struct agent *a, bool announced)
 	return n;
 }
 
+static unsigned count_pending(const struct agent *a)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < NOTICE_SLOTS; i++)
+		n += a->pending[i].used;
+	return n;
+}
+
 /* The active state in `vfabric ar` form, written atomically. */
 static void write_dump(const struct agent *a)
 {
@@ -177,13 +216,15 @@ static void write_dump(const struct agent *a)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", a->dump);
 	out = fopen(tmp, "w");
 	if (out) {
-		fprintf(out, "# ar-agent generation %u enable %d pause %d algorithm %u frequency %u threshold %u lost_route_only %d lid_top %u notices_sent %lu notices_received %lu notices_acked %lu lids_lost %u lids_marked %u\n",
+		fprintf(out, "# ar-agent generation %u enable %d pause %d algorithm %u frequency %u threshold %u lost_route_only %d lid_top %u notices_sent %lu notices_received %lu notices_acked %lu lids_lost %u lids_marked %u notices_resent %lu notices_dropped %lu notices_pending %u key_set %d key_lease %u key_refused %u not_sm %lu\n",
 			a->gen_active, a->ctl.enable, a->paused,
 			a->ctl.algorithm, a->ctl.frequency, a->ctl.threshold,
 			a->ctl.lost_route_only, a->ctl.lid_top,
 			a->notices_sent, a->notices_received,
 			a->notices_acked, count_lost(a, true),
-			count_lost(a, false));
+			count_lost(a, false), a->notices_resent,
+			a->notices_dropped, count_pending(a), a->key.key != 0,
+			a->key.lease_s, a->key.refused, a->not_sm);
 		fprintf(out, "# neighbors");
 		for (unsigned p = 0; p <= a->num_ports && p < NBRS; p++)
 			if (a->active.nbrs[p])
@@ -195,6 +236,16 @@ static void write_dump(const struct agent *a)
 			rename(tmp, a->dump);
 	}
 	free(sw.lid_group);
+}
+
+/*
+ * New tables supersede every notice not yet answered: what the old ones
+ * announced is retracted and what is still lost announced again
+ * (clear_lost), so a late resend could only undo that.
+ */
+static void drop_pending(struct agent *a)
+{
+	memset(a->pending, 0, sizeof(a->pending));
 }
 
 static uint16_t do_control(struct agent *a, const struct vf_arp_hdr *h,
@@ -222,6 +273,7 @@ static uint16_t do_control(struct agent *a, const struct vf_arp_hdr *h,
 				 * go; ports still down are looked at again */
 				tables_copy(&a->active, &a->staging, a);
 				clear_lost(a);
+				drop_pending(a);
 				a->eval_pending = true;
 			}
 			if (!c.enable)
@@ -340,7 +392,7 @@ static uint16_t do_egress(struct agent *a, const struct vf_arp_hdr *h,
 	/* the tables in use: the old set while paused */
 	e.group = lid < a->ctl.lid_top && a->active.lids[lid] < a->ctl.group_top ?
 		  a->active.lids[lid] : VF_AR_NO_GROUP;
-	e.port = !a->ctl.enable ? e.static_port :
+	e.port = !a->ctl.enable || a->paused ? e.static_port :
 		 (uint8_t)vf_arsel_choose_lost(&p, e.group == VF_AR_NO_GROUP ?
 					       NULL : &a->active.groups[e.group],
 					       e.static_port, a->ports,
@@ -391,6 +443,11 @@ static uint16_t do_lost(struct agent *a, const struct vf_arp_hdr *h,
 	if (vf_arp_check_lost(h->attr_mod, a->lid_cap, &l))
 		return VF_ARP_BAD_FIELD;
 	a->notices_received++;
+	if (a->ctl.lost_route_only) {
+		printf("ar-agent: ARLostRoutes from LID %u: LostRouteOnly: only the switch whose port went down reroutes; nothing marked\n",
+		       l.sender);
+		return VF_ARP_OK;
+	}
 	for (unsigned q = 1; q <= a->num_ports && q < NBRS; q++)
 		if (a->active.nbrs[q] == l.sender) {
 			to.w[(q - 1) / 64] |= 1ull << ((q - 1) % 64);
@@ -416,10 +473,12 @@ static uint16_t do_lost(struct agent *a, const struct vf_arp_hdr *h,
 	return VF_ARP_OK;
 }
 
-static uint16_t do_info(struct agent *a, uint8_t *mad)
+static uint16_t do_info(struct agent *a, uint8_t *mad, uint64_t carried)
 {
 	struct vf_arp_info i = {
 		.supported = true, .num_ports = (uint8_t)a->num_ports,
+		.key_set = a->key.key != 0,
+		.key_match = a->key.key && carried == a->key.key,
 		.group_cap = (uint16_t)a->group_cap, .lid_cap = a->lid_cap,
 		.groups_per_block = VF_ARP_GROUPS_PER_BLOCK,
 		.lids_per_block = VF_ARP_LIDS_PER_BLOCK,
@@ -430,6 +489,37 @@ static uint16_t do_info(struct agent *a, uint8_t *mad)
 
 	i.control.pause = a->paused;
 	vf_arp_put_info(mad, &i);
+	return VF_ARP_OK;
+}
+
+/*
+ * ARKeyInfo.  A Set (the master SM's, with the key held: handle_ar checked
+ * both) puts a new key and lease; a Get shows the key only to a request
+ * that carries it.
+ */
+static uint16_t do_keyinfo(struct agent *a, const struct vf_arp_hdr *h,
+			   uint8_t *mad, uint64_t carried, uint16_t slid)
+{
+	struct vf_arp_keyinfo k;
+
+	if (h->attr_mod)
+		return VF_ARP_BAD_FIELD;
+	if (h->method == VF_ARP_SET) {
+		vf_arp_get_keyinfo(mad, &k);
+		vf_mkey_set(&a->key, k.key, k.lease_s);
+		carried = k.key;
+		printf("ar-agent: AR_Key %s by LID %u, lease %u s\n",
+		       k.key ? "set" : "cleared", slid, k.lease_s);
+		write_dump(a);
+	}
+	k = (struct vf_arp_keyinfo){
+		.key = carried == a->key.key ? a->key.key : 0,
+		.lease_s = a->key.lease_s,
+		.lease_left_s = vf_mkey_lease_left_s(&a->key, now_ms()),
+		.refused = a->key.refused,
+	};
+	memset(mad + VF_ARP_DATA, 0, VF_ARP_USED - VF_ARP_DATA);
+	vf_arp_put_keyinfo(mad, &k);
 	return VF_ARP_OK;
 }
 
@@ -471,7 +561,113 @@ static bool sm_only(const struct vf_arp_hdr *h)
 {
 	return h->method == VF_ARP_SET &&
 	       (h->attr_id == VF_ARP_CONTROL || h->attr_id == VF_ARP_GROUPS ||
-		h->attr_id == VF_ARP_LIDS || h->attr_id == VF_ARP_NEIGHBORS);
+		h->attr_id == VF_ARP_LIDS || h->attr_id == VF_ARP_NEIGHBORS ||
+		h->attr_id == VF_ARP_KEY_INFO);
+}
+
+/*
+ * Who may ask this (0 or the status to refuse with): a Set only the
+ * master SM may make from its port and with the AR_Key; a notice with the
+ * AR_Key.  A key that ran out is dropped first.
+ */
+static uint16_t authorize(struct agent *a, const struct vf_arp_hdr *h,
+			  uint64_t carried, uint16_t slid)
+{
+	bool notice = h->method == VF_ARP_SET &&
+		      h->attr_id == VF_ARP_LOST_ROUTES;
+
+	if (vf_mkey_expire(&a->key, now_ms()))
+		printf("ar-agent: the AR_Key's lease of %u s ran out with no request carrying it from the master SM: key cleared, the master SM may set its own\n",
+		       a->key.lease_s);
+	if (sm_only(h)) {
+		if (!from_master_sm(a, slid)) {
+			a->not_sm++;
+			return VF_ARP_NOT_SM;
+		}
+		if (!vf_mkey_check(&a->key, carried, true, now_ms())) {
+			if (a->key.refused == 1 || !(a->key.refused & (a->key.refused - 1)))
+				printf("ar-agent: master SM (LID %u) Sets without this switch's AR_Key (%u refused); the key lapses %u s after the first unless one carries it\n",
+				       slid, a->key.refused, a->key.lease_s);
+			return VF_ARP_BAD_KEY;
+		}
+	} else if (notice && !vf_mkey_check(&a->key, carried, false, now_ms())) {
+		return VF_ARP_BAD_KEY;
+	}
+	return VF_ARP_OK;
+}
+
+/* A neighbor answered notice TID: done with it, whatever the status. */
+static void notice_answered(struct agent *a, const struct vf_arp_hdr *h,
+			    uint16_t slid)
+{
+	for (unsigned i = 0; i < NOTICE_SLOTS; i++) {
+		struct notice *n = &a->pending[i];
+
+		if (!n->used || n->tid != (uint32_t)h->tid)
+			continue;
+		n->used = false;
+		if (h->status)
+			printf("ar-agent: LID %u refused our ARLostRoutes: status 0x%04x (%s)\n",
+			       slid, h->status, vf_arp_status_name(h->status));
+		else
+			a->notices_acked++;
+		write_dump(a);
+		return;
+	}
+}
+
+/* Send again the notices whose answer is late; drop one after its last
+ * try (logged: a neighbor that never answers keeps its marks until the
+ * SM reprograms it). */
+static void resend_due(struct agent *a)
+{
+	uint64_t now = now_ms();
+	bool changed = false;
+
+	for (unsigned i = 0; i < NOTICE_SLOTS; i++) {
+		struct notice *n = &a->pending[i];
+
+		if (!n->used || now < n->due_ms)
+			continue;
+		changed = true;
+		if (n->tries >= NOTICE_TRIES) {
+			n->used = false;
+			a->notices_dropped++;
+			printf("ar-agent: no answer from LID %u to an ARLostRoutes after %u sends: dropped\n",
+			       n->lid, n->tries);
+			continue;
+		}
+		memcpy(umad_get_mad(a->nbuf), n->mad, VF_ARP_MAD_SIZE);
+		if (!vf_umadsim_send_buf(&a->u, a->nbuf, a->ar_id, n->lid, 1,
+					 VF_ARP_MAD_SIZE))
+			a->notices_resent++;
+		n->due_ms = now + ((uint64_t)NOTICE_FIRST_GAP_MS << n->tries++);
+	}
+	if (changed)
+		write_dump(a);
+}
+
+/* Keep a sent notice until it is answered; the oldest goes if full. */
+static void track_notice(struct agent *a, const uint8_t *mad, uint16_t lid)
+{
+	struct notice *slot = &a->pending[0];
+	struct vf_arp_hdr h;
+
+	for (unsigned i = 0; i < NOTICE_SLOTS; i++) {
+		if (!a->pending[i].used) {
+			slot = &a->pending[i];
+			break;
+		}
+		if (a->pending[i].due_ms < slot->due_ms)
+			slot = &a->pending[i];
+	}
+	if (slot->used)
+		a->notices_dropped++;
+	vf_arp_get_hdr(mad, &h);
+	*slot = (struct notice){ .used = true, .lid = lid,
+				 .tid = (uint32_t)h.tid, .tries = 1,
+				 .due_ms = now_ms() + NOTICE_FIRST_GAP_MS };
+	memcpy(slot->mad, mad, VF_ARP_MAD_SIZE);
 }
 
 /* A request of the AR class: answer it (unless --no-ar). */
@@ -493,12 +689,10 @@ static void handle_ar(struct agent *a, int len)
 	memset(req, 0, sizeof(req));
 	memcpy(req, umad_get_mad(a->u.rbuf), (size_t)len);
 	if (req[3] & 0x80) {
-		/* a response: the ack of one of our notices, or nothing */
+		/* a response: the answer to one of our notices, or nothing */
 		vf_arp_get_hdr(req, &h);
-		if (h.attr_id == VF_ARP_LOST_ROUTES && !h.status) {
-			a->notices_acked++;
-			write_dump(a);
-		}
+		if (h.attr_id == VF_ARP_LOST_ROUTES)
+			notice_answered(a, &h, slid);
 		return;
 	}
 	a->requests++;
@@ -509,13 +703,21 @@ static void handle_ar(struct agent *a, int len)
 		       vf_arp_attr_name(h.attr_id, an));
 		return;
 	}
-	if (!st && sm_only(&h) && !from_master_sm(a, slid))
-		st = VF_ARP_NOT_SM;
+	if (!st) {
+		st = authorize(a, &h, vf_arp_get_key(req), slid);
+		if (st)
+			write_dump(a);	/* the refusal counters */
+	}
 	mad = umad_get_mad(a->u.sbuf);
 	memcpy(mad, req, VF_ARP_MAD_SIZE);
 	if (!st) {
 		switch (h.attr_id) {
-		case VF_ARP_INFO: st = do_info(a, mad); break;
+		case VF_ARP_INFO:
+			st = do_info(a, mad, vf_arp_get_key(req));
+			break;
+		case VF_ARP_KEY_INFO:
+			st = do_keyinfo(a, &h, mad, vf_arp_get_key(req), slid);
+			break;
 		case VF_ARP_CONTROL: st = do_control(a, &h, mad); break;
 		case VF_ARP_GROUPS: st = do_groups(a, &h, mad); break;
 		case VF_ARP_LIDS: st = do_lids(a, &h, mad); break;
@@ -654,9 +856,11 @@ static void notify(struct agent *a, const bool *which, unsigned top,
 				    NOTICE_TID | (a->next_tid++ & 0xffffff),
 				    VF_ARP_LOST_ROUTES, b, a->gen_active);
 			vf_arp_put_lost(mad, &l);
+			vf_arp_put_key(mad, a->key.key);
 			if (vf_umadsim_send_buf(&a->u, a->nbuf, a->ar_id, nb, 1,
 						VF_ARP_MAD_SIZE))
 				continue;
+			track_notice(a, mad, nb);
 			a->notices_sent++;
 			printf("ar-agent: ARLostRoutes%s to LID %u: %u LIDs\n",
 			       restored ? " (restored)" : "", nb, n);
@@ -698,8 +902,8 @@ static void evaluate(struct agent *a)
 			notify(a, a->retract, a->lid_cap - 1, true);
 			memset(a->retract, 0, a->lid_cap * sizeof(*a->retract));
 		}
-		if (!a->ctl.enable)
-			break;
+		if (!a->ctl.enable || a->ctl.lost_route_only)
+			break;	/* LostRouteOnly: we reroute, nobody else */
 		top = read_lft(a);
 		if (top < 0) {
 			printf("ar-agent: cannot read the LFT: no notification\n");
@@ -803,6 +1007,7 @@ static int serve(struct agent *a)
 			   VF_ARP_CLASS)
 			handle_ar(a, len);
 		evaluate(a);
+		resend_due(a);
 	}
 	printf("ar-agent: exiting after %lu AR requests (%lu errors)\n",
 	       a->requests, a->errors);
@@ -827,8 +1032,8 @@ static int hexbytes(const char *s, uint8_t *out, size_t max)
 	return *s ? -1 : 0;
 }
 
-static int request(const char *spec, unsigned lid, int fd, int id,
-		   uint8_t *sbuf, uint8_t *rbuf, unsigned n)
+static int request(const char *spec, unsigned lid, uint64_t key, int fd,
+		   int id, uint8_t *sbuf, uint8_t *rbuf, unsigned n)
 {
 	unsigned method, attr, amod, gen = 0, cv = VF_ARP_CLASS_VERSION;
 	char hex[512] = "";
@@ -845,6 +1050,8 @@ static int request(const char *spec, unsigned lid, int fd, int id,
 	mad[2] = (uint8_t)cv;
 	if (hexbytes(hex, mad + VF_ARP_DATA, VF_ARP_USED - VF_ARP_DATA))
 		return -1;
+	if (key)
+		vf_arp_put_key(mad, key);
 	umad_set_addr(sbuf, (int)lid, 1, 0, QP1_QKEY);
 	if (umad_send(fd, id, sbuf, VF_ARP_MAD_SIZE, 1000, 0) < 0)
 		return -1;
@@ -873,7 +1080,7 @@ static int request(const char *spec, unsigned lid, int fd, int id,
 	return 0;
 }
 
-static int requester(unsigned lid, char **reqs, unsigned n)
+static int requester(unsigned lid, uint64_t key, char **reqs, unsigned n)
 {
 	long mask[16 / sizeof(long)] = { 0 };
 	uint8_t *sbuf = calloc(1, umad_size() + RBUF_SIZE);
@@ -894,7 +1101,7 @@ static int requester(unsigned lid, char **reqs, unsigned n)
 		return 1;
 	}
 	for (unsigned k = 0; k < n; k++)
-		if (request(reqs[k], lid, fd, id, sbuf, rbuf, k) < 0) {
+		if (request(reqs[k], lid, key, fd, id, sbuf, rbuf, k) < 0) {
 			fprintf(stderr, "ar-agent: bad request '%s'\n", reqs[k]);
 			rc = EXIT_USAGE;
 		}
@@ -910,7 +1117,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: ar-agent [--dump FILE] [--no-ar] [--groups N] [--lids N] [--ports N]\n"
 		"                [--load PORT=PCT[d],...] [--seed N]\n"
-		"       ar-agent --to LID --req METHOD,ATTR,AMOD[,GEN[,HEXDATA[,CLASSVER]]] ...\n");
+		"       ar-agent --to LID [--key HEX] --req METHOD,ATTR,AMOD[,GEN[,HEXDATA[,CLASSVER]]] ...\n");
 }
 
 int main(int argc, char **argv)
@@ -925,19 +1132,21 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "to", required_argument, NULL, 't' },
 		{ "req", required_argument, NULL, 'r' },
+		{ "key", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	static struct agent a;
 	char *reqs[64];
 	unsigned nreq = 0, to = 0;
+	uint64_t key = 0;
 	int ch;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	a.group_cap = VF_AR_MAX_GROUPS;
 	a.lid_cap = 8192;
 	a.rng = 1;
-	while ((ch = getopt_long(argc, argv, "d:ng:l:p:L:s:t:r:h", opts,
+	while ((ch = getopt_long(argc, argv, "d:ng:l:p:L:s:t:r:k:h", opts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'd': a.dump = optarg; break;
@@ -947,6 +1156,7 @@ int main(int argc, char **argv)
 		case 'p': a.num_ports = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 's': a.rng = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 't': to = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'k': key = strtoull(optarg, NULL, 16); break;
 		case 'r':
 			if (nreq == 64)
 				return EXIT_USAGE;
@@ -969,7 +1179,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (nreq)
-		return requester(to, reqs, nreq);
+		return requester(to, key, reqs, nreq);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	return serve(&a);

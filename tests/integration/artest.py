@@ -105,10 +105,13 @@ def summary_after(sim, since, label):
     return tuple(int(x) for x in m.groups())
 
 
-def request(sim, lid, *reqs, node="cn0005"):
-    """Send AR requests with the agent's requester mode; the answers as a
-    list of (status, data bytes) or strings ('timeout', 'umad-status')."""
+def request(sim, lid, *reqs, node="cn0005", key=None):
+    """Send AR requests with the agent's requester mode (carrying the
+    AR_Key `key` if given); the answers as a list of (status, data bytes)
+    or strings ('timeout', 'umad-status')."""
     argv = [AGENT, "--to", str(lid)]
+    if key is not None:
+        argv += ["--key", f"{key:x}"]
     for r in reqs:
         argv += ["--req", r]
     out = sim.run_diag(argv, node=node)

@@ -24,8 +24,14 @@ ar_algorithm=greedy in event_plugin_options (the option wins):
 - a compute node's ARControl Set turning AR off is refused (only the
   master SM, by its MasterSMLID, may set AR), as are its table and
   neighbor Sets;
-- a lost-route notice a host sends in a switch's name is refused (the
-  sender must be the SLID), one in its own name marks nothing;
+- a lost-route notice a host sends is refused without the AR_Key; with
+  it (a host that learnt it), one in a switch's name is refused (the
+  sender must be the SLID) and one in its own name marks nothing;
+- the AR_Key (ar_key): a Set from the master SM's own node without it is
+  refused 0x0300 and counted; ARKeyInfo shows the key only to a request
+  carrying it; a host cannot set one (0x0200);
+- a link failure pauses every programmed switch before routing (logged
+  before the engine runs) and resumes it after the tables;
 - AR disabled in the file + SIGHUP: the agents are told enable=0.
 """
 
@@ -43,6 +49,7 @@ from artest import (agent_state, config, lid_of, lid_ports,
 AGENT_SWITCHES = ("L001", "L002", "L003", "L004", "S001")
 NO_AR = "S003"
 NO_AGENT = "S002"
+KEY = 0x5EED0FA7C0FFEE01
 
 
 def offline_tables(sim, tag):
@@ -147,7 +154,8 @@ def check_malformed(tap, sim, agents, topo):
         ("2,0xff27,60,0,00000001", 0x001C, "ARLostRoutes past the LIDs"),
         ("1,0xff20,0", 0x0000, "and then a good Get ARInfo"),
     ]
-    res = request(sim, lid, *(c[0] for c in cases))
+    # with the AR_Key: what is refused here is refused for the request
+    res = request(sim, lid, *(c[0] for c in cases), key=KEY)
     for (spec, want, what), got in zip(cases, res):
         tap.ok(isinstance(got, tuple) and got[0] == want,
                f"malformed: {what}: status 0x{want:04x}", f"{spec}: {got}")
@@ -177,8 +185,13 @@ def check_forged_notice(tap, sim, agents, topo):
     spine = lid_of(topo, agents.guids["S001"])
     lost = "ff" * 8                 # LIDs 0-63 "no longer reachable"
     before = agent_state(agents.dumps["L002"])[0].get("lids_marked")
-    res = request(sim, lid, f"2,0xff27,0,0,0000{spine:04x}{'00' * 12}{lost}",
-                  f"2,0xff27,0,0,00000000{'00' * 12}{lost}")
+    forged = f"2,0xff27,0,0,0000{spine:04x}{'00' * 12}{lost}"
+    nokey = request(sim, lid, forged)
+    tap.ok(len(nokey) == 1 and isinstance(nokey[0], tuple) and
+           nokey[0][0] == 0x0300,
+           "a host's ARLostRoutes without the AR_Key: 0x0300", str(nokey))
+    res = request(sim, lid, forged,
+                  f"2,0xff27,0,0,00000000{'00' * 12}{lost}", key=KEY)
     after = agent_state(agents.dumps["L002"])[0].get("lids_marked")
     tap.ok(len(res) == 2 and isinstance(res[0], tuple) and
            res[0][0] == 0x001C,
@@ -187,6 +200,38 @@ def check_forged_notice(tap, sim, agents, topo):
     tap.ok(before == after == 0,
            "... and one in the host's own name (no neighbor): L002 marks "
            "no LID lost", f"lids_marked {before} -> {after}; {res}")
+
+
+def check_key(tap, sim, agents, topo):
+    """The AR_Key: even from the master SM's own node (its SLID), a Set
+    without the key is refused and counted; ARKeyInfo shows the key only
+    to a request carrying it; a host cannot set a key."""
+    lid = lid_of(topo, agents.guids["L003"])
+    sm_node = sim.default_sm_node()
+    before = agent_state(agents.dumps["L003"])[0]
+    res = request(sim, lid, "2,0xff21,0,0," + "0000" + "00" * 10,
+                  node=sm_node)
+    state = agent_state(agents.dumps["L003"])[0]
+    tap.ok(len(res) == 1 and isinstance(res[0], tuple) and
+           res[0][0] == 0x0300 and state.get("enable") == 1 and
+           state.get("key_refused", 0) == before.get("key_refused", 0) + 1,
+           "an ARControl Set (AR off) from the SM's node without the "
+           "AR_Key: 0x0300, counted, AR stays on", f"{res} {state}")
+    shown = request(sim, lid, "1,0xff28,0")
+    keyed = request(sim, lid, "1,0xff28,0", key=KEY)
+    tap.ok(isinstance(shown[0], tuple) and shown[0][0] == 0 and
+           shown[0][1][0:8] == bytes(8) and
+           int.from_bytes(shown[0][1][8:10], "big") == 60 and
+           isinstance(keyed[0], tuple) and
+           int.from_bytes(keyed[0][1][0:8], "big") == KEY,
+           "ARKeyInfo Get: key 0 to a host without it, the key (lease "
+           "60 s) to one that carries it", f"{shown} {keyed}")
+    setk = request(sim, lid, "2,0xff28,0,0," + "11" * 8 + "0005")
+    probe = request(sim, lid, "1,0xff28,0", key=KEY)
+    tap.ok(isinstance(setk[0], tuple) and setk[0][0] == 0x0200 and
+           int.from_bytes(probe[0][1][0:8], "big") == KEY,
+           "a host's ARKeyInfo Set: 0x0200, the key is unchanged",
+           f"{setk} {probe}")
 
 
 def main():
@@ -203,7 +248,8 @@ def run(tap, sim, fab, agents):
         agents.start(node)
     agents.start(NO_AR, "--no-ar")
     osm = sim.start_opensm(conf_lines=vftest.plugin_conf(
-        options=f"config={conf} config_poll=0 ar_algorithm=greedy"),
+        options=f"config={conf} config_poll=0 ar_algorithm=greedy "
+                f"ar_key={KEY:x}"),
         plugin_dir=vftest.PLUGIN_DIR)
     sim.wait_subnet_up()
     first = summary_after(sim, 0, "first sweep")
@@ -237,6 +283,18 @@ def run(tap, sim, fab, agents):
     sim.console(f'Unlink "L001"[{port}]')
     sim.wait_resweep()
     after = summary_after(sim, sim.cmd_log_offset, "unlink")
+    log = sim.log_text(sim.cmd_log_offset)
+    paused = re.search(r"adaptive routing: paused (\d+) of (\d+) switches "
+                       r"before routing", log)
+    routed = log.find("unicast routing done by engine")
+    # a switch whose LID route from the SM crossed the cable cannot be
+    # reached before the new LFTs: it is paused at SUBNET UP instead
+    tap.ok(paused and paused.group(2) == "5" and int(paused.group(1)) >= 3
+           and 0 <= paused.start() < routed,
+           "the unlink: the 5 programmed switches are asked to pause "
+           "before routing (logged before the engine's routing is done), "
+           "those the old routes reach pause",
+           paused.group(0) if paused else log[-2000:])
     tap.ok(after[0] >= 1 and after[1] >= 1 and after[4] == 0,
            f"L001[{port}] unlinked: the changed blocks are rewritten "
            f"({after[1]} blocks on {after[0]} switches)", str(after))
@@ -260,6 +318,7 @@ def run(tap, sim, fab, agents):
     check_malformed(tap, sim, agents, topo)
     check_host_disables_ar(tap, sim, agents, topo)
     check_forged_notice(tap, sim, agents, topo)
+    check_key(tap, sim, agents, topo)
     late_agent(tap, sim, agents, osm)
 
     since = sim.reload_config(conf, config(0), osm=osm)

@@ -156,6 +156,7 @@ static void test_tree(const char *name, vf_route_fn engine)
 	struct vf_fabric *f = fat_tree(LEAVES, SPINES, HOSTS, 0);
 	struct vf_ar_mask up = ports_mask(HOSTS + 1, SPINES);
 	unsigned wrong = 0, local = 0, spine_groups = 0, sw_lids = 0;
+	unsigned wrong_sw = 0;
 	struct vf_ar_tables ar;
 	struct vf_lfts t;
 	char msg[160];
@@ -168,9 +169,10 @@ static void test_tree(const char *name, vf_route_fn engine)
 			 "%s: leaf L%u has one group (all remote LIDs)", name,
 			 l);
 		EQ_U(ar.sw[l].num_groups, 1, msg);
-		snprintf(msg, sizeof(msg), "%s: leaf L%u groups 6 LIDs", name,
-			 l);
-		EQ_U(ar.sw[l].lids_grouped, (LEAVES - 1) * HOSTS, msg);
+		snprintf(msg, sizeof(msg),
+			 "%s: leaf L%u groups 9 LIDs (6 hosts', 3 leaves')",
+			 name, l);
+		EQ_U(ar.sw[l].lids_grouped, (LEAVES - 1) * (HOSTS + 1), msg);
 		for (unsigned d = 0; d < LEAVES; d++) {
 			for (unsigned h = 0; h < HOSTS; h++) {
 				unsigned lid = host_lid(f, SPINES, HOSTS, d,
@@ -196,13 +198,23 @@ static void test_tree(const char *name, vf_route_fn engine)
 	snprintf(msg, sizeof(msg),
 		 "%s: spines: one way down to every LID, no group", name);
 	EQ_U(spine_groups, 0, msg);
+	/* as the FM: a leaf's LID is grouped like its hosts' (the up-ports);
+	 * a spine has no end node, its LID stays static */
 	for (uint32_t s = 0; s < f->num_switches; s++)
-		for (uint32_t o = 0; o < f->num_switches; o++)
-			sw_lids += group(&ar, s, vf_node_port(f,
-					&f->nodes[f->switches[o]], 0)->base_lid)
-				   != NULL;
-	snprintf(msg, sizeof(msg), "%s: switch LIDs: no group", name);
-	EQ_U(sw_lids, 0, msg);
+		for (uint32_t o = 0; o < f->num_switches; o++) {
+			const struct vf_ar_mask *m = group(&ar, s,
+				vf_node_port(f, &f->nodes[f->switches[o]],
+					     0)->base_lid);
+
+			sw_lids += m != NULL;
+			wrong_sw += m && (s >= LEAVES || o >= LEAVES ||
+					  s == o || !mask_eq(m, &up));
+		}
+	snprintf(msg, sizeof(msg),
+		 "%s: switch LIDs: each leaf groups the 3 other leaves' LIDs on its up-ports, no spine's",
+		 name);
+	EQ_U(sw_lids, LEAVES * (LEAVES - 1), msg);
+	EQ_U(wrong_sw, 0, msg);
 	check_props(f, &t, &ar, name);
 	vf_ar_free(&ar);
 	vf_lfts_free(&t);
@@ -379,8 +391,8 @@ static void test_capacity(void)
 		return;
 	EQ_U(ar.sw[0].group_cap, 1, "group cap 1: reported");
 	EQ_U(ar.sw[0].num_groups, 1, "group cap 1: L0 uses 1 group");
-	EQ_U(ar.sw[0].lids_over_cap, HOSTS,
-	     "group cap 1: L0 counts L3's 2 LIDs over the capacity");
+	EQ_U(ar.sw[0].lids_over_cap, HOSTS + 1,
+	     "group cap 1: L0 counts L3's 3 LIDs (2 hosts', L3's own) over the capacity");
 	OK(!group(&ar, 0, host_lid(f, SPINES, HOSTS, 3, 0, 0)) &&
 	   !group(&ar, 0, host_lid(f, SPINES, HOSTS, 3, 1, 0)),
 	   "group cap 1: those LIDs have no group (static)");
@@ -397,8 +409,9 @@ static void test_capacity(void)
 	}
 	EQ_U(sum, 0, "group cap 1: grouped + over cap = grouped without caps");
 	EQ_U(moved, 0, "group cap 1: a LID kept has its uncapped group");
-	/* L0, L1 and L2 each: L3's 2 LIDs; S0's one group fits */
-	EQ_U(lost, 3 * HOSTS, "group cap 1: 6 switch/LID entries left static");
+	/* L0, L1 and L2 each: L3's 3 LIDs; S0's one group fits */
+	EQ_U(lost, 3 * (HOSTS + 1),
+	     "group cap 1: 9 switch/LID entries left static");
 	check_props(f, &t, &ar, "group cap 1");
 	vf_ar_free(&ar);
 
@@ -412,7 +425,9 @@ static void test_capacity(void)
 	EQ_U(above, 0, "LID cap: no group for a LID past it");
 	EQ_U(ar.sw[0].lids_over_cap, 2 * HOSTS,
 	     "LID cap: L0 counts L2's and L3's LIDs over it");
-	EQ_U(ar.sw[0].lids_grouped, HOSTS, "LID cap: L0 groups L1's LIDs");
+	/* the switch LIDs come first, below the cap: L1's, L2's and L3's */
+	EQ_U(ar.sw[0].lids_grouped, HOSTS + 3,
+	     "LID cap: L0 groups L1's host LIDs and the 3 other leaves' LIDs");
 	OK(!ar.sw[1].group_cap && !ar.sw[1].num_groups &&
 	   !ar.sw[1].lids_grouped && !ar.sw[1].lids_over_cap,
 	   "caps 0: L1 has no AR and nothing counted");
