@@ -565,6 +565,17 @@ static bool sm_only(const struct vf_arp_hdr *h)
 		h->attr_id == VF_ARP_KEY_INFO);
 }
 
+/* Drop the AR_Key if its lease ran out (checked before each request and
+ * each turn of the loop, so the dump says so too). */
+static void lapse_key(struct agent *a)
+{
+	if (!vf_mkey_expire(&a->key, now_ms()))
+		return;
+	printf("ar-agent: the AR_Key's lease of %u s ran out with no request carrying it from the master SM: key cleared, the master SM may set its own\n",
+	       a->key.lease_s);
+	write_dump(a);
+}
+
 /*
  * Who may ask this (0 or the status to refuse with): a Set only the
  * master SM may make from its port and with the AR_Key; a notice with the
@@ -576,9 +587,7 @@ static uint16_t authorize(struct agent *a, const struct vf_arp_hdr *h,
 	bool notice = h->method == VF_ARP_SET &&
 		      h->attr_id == VF_ARP_LOST_ROUTES;
 
-	if (vf_mkey_expire(&a->key, now_ms()))
-		printf("ar-agent: the AR_Key's lease of %u s ran out with no request carrying it from the master SM: key cleared, the master SM may set its own\n",
-		       a->key.lease_s);
+	lapse_key(a);
 	if (sm_only(h)) {
 		if (!from_master_sm(a, slid)) {
 			a->not_sm++;
@@ -1008,6 +1017,7 @@ static int serve(struct agent *a)
 			handle_ar(a, len);
 		evaluate(a);
 		resend_due(a);
+		lapse_key(a);
 	}
 	printf("ar-agent: exiting after %lu AR requests (%lu errors)\n",
 	       a->requests, a->errors);

@@ -13,7 +13,8 @@ import vftest
 AGENT = os.path.abspath(os.environ.get(
     "VF_AR_AGENT", os.path.join(vftest.TOP_BUILDDIR, "sim", "ar-agent")))
 SUMMARY = (r"adaptive routing: (\d+) switches programmed \((\d+) blocks "
-           r"written\), (\d+) unchanged, (\d+) not AR-capable, (\d+) failed")
+           r"written\), (\d+) unchanged, (\d+) not AR-capable, (\d+) failed, "
+           r"(\d+) hold another AR_Key")
 
 
 def config(enable, algorithm=2):
@@ -89,6 +90,10 @@ class Agents:
         vfsim.wait_until(lambda: "ready" in vfsim.read_from(self.logs[node]),
                          30, f"ar-agent at {node}", self.check)
 
+    def stop_one(self, node):
+        """Stop one agent (by PID); its exit code."""
+        return vfsim.stop_processes({node: self.procs.pop(node)})[node]
+
     def check(self):
         for node, p in self.procs.items():
             if p.poll() is not None:
@@ -121,6 +126,24 @@ def request(sim, lid, *reqs, node="cn0005", key=None):
         res.append((int(m.group(1), 16), bytes.fromhex(m.group(2)))
                    if m else line)
     return res
+
+
+DOWN = 0x80000000
+
+
+def set_down(sim, lid, port, down=True, node="cn0005"):
+    """ARPortLoad Set at switch LID: `port` down (or up), the rest of its
+    block idle; the answer (the block read back) as {port: raw load}."""
+    block, at = divmod(port - 1, 32)
+    loads = [0] * 32
+    loads[at] = DOWN if down else 0
+    res = request(sim, lid, f"2,0xff24,{block},0,"
+                  + "".join(f"{v:08x}" for v in loads), node=node)
+    if not res or not isinstance(res[0], tuple) or res[0][0] != 0:
+        return {}
+    data = res[0][1]
+    return {32 * block + k + 1: int.from_bytes(data[4 * k:4 * k + 4], "big")
+            for k in range(32)}
 
 
 def lid_of(topo_path, guid):

@@ -36,8 +36,8 @@ import time
 import topogen
 import vfsim
 import vftest
-from artest import (agent_state, config, lid_ports, main_with_agents,
-                    request, summary_after)
+from artest import (agent_state, config, lid_ports,
+                    main_with_agents, request, set_down, summary_after)
 
 LEAVES, SPINES, HOSTS = 4, 3, 2
 GREEDY = 1
@@ -45,22 +45,6 @@ MAX_HOPS = 8
 
 
 SETTLE_S = 10
-DOWN = 0x80000000
-
-
-def set_down(sim, lid, port, down=True):
-    """ARPortLoad Set at switch LID: `port` down (or up), the rest of its
-    block idle; the answer (the block read back) as {port: raw load}."""
-    block, at = divmod(port - 1, 32)
-    loads = [0] * 32
-    loads[at] = DOWN if down else 0
-    res = request(sim, lid, f"2,0xff24,{block},0,"
-                  + "".join(f"{v:08x}" for v in loads))
-    if not res or not isinstance(res[0], tuple) or res[0][0] != 0:
-        return {}
-    data = res[0][1]
-    return {32 * block + k + 1: int.from_bytes(data[4 * k:4 * k + 4], "big")
-            for k in range(32)}
 
 
 def hosts_of(nodes, leaf):

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""The AR control plane under failures and a change of master SM
+(issue 17): notices retried until answered, lost-route marks cleared
+when the SM reprograms, LostRouteOnly, and the AR_Key's lease.
+
+A 2-level fat tree of 4 leaves, 2 spines, 1 host a leaf, an AR agent on
+every switch, OpenSM + plugin with AR on (fine-grained, Greedy) and
+ar_key=KEY_A, ar_key_lease=LEASE_S:
+
+- L004's agent stopped, S001's port to L001 set down (ARPortLoad): S001
+  tells its neighbors; L002 and L003 mark the routes and answer; the
+  notice to L004 goes unanswered and is sent again; once L004's agent is
+  back it is answered and none is pending;
+- S001's agent then stopped (it can never retract): a SIGHUP sweep, which
+  changes no table, still resumes every switch, and L002's marks are gone;
+- LostRouteOnly in the file: L001's port to S001 down makes L001 pick
+  its other uplink for remote LIDs and send no notice; no switch marks
+  anything;
+- OpenSM restarted with another key (KEY_B): every switch refuses it, the
+  plugin logs each once with the lease left, and once the lease has run
+  out (the watch thread asks for a sweep) every switch takes KEY_B and is
+  programmed; a request carrying KEY_A is then refused;
+- a third start with KEY_B again (the same key as the switches hold)
+  programs at once, with no switch holding another key.
+"""
+
+import os
+import re
+import time
+
+import topogen
+import vfsim
+import vftest
+from artest import (agent_state, lid_of, main_with_agents, request,
+                    set_down, summary_after)
+
+LEAVES, SPINES, HOSTS = 4, 2, 1
+KEY_A = 0xA11CE5EC12E7C0DE
+KEY_B = 0xB0B5EC12E7C0FFEE
+LEASE_S = 4
+GREEDY = 1
+HOST = "cn0003"             # a compute node, not the SM's
+
+
+def config(lost_route_only):
+    return f"""<?xml version="1.0"?>
+<Config><Common>
+<Sm><AdaptiveRouting><Enable>1</Enable><FineGrained>1</FineGrained>
+<Algorithm>{GREEDY}</Algorithm><LostRouteOnly>{lost_route_only}</LostRouteOnly>
+</AdaptiveRouting></Sm>
+</Common></Config>
+"""
+
+
+def state(agents, node):
+    return agent_state(agents.dumps[node])[0]
+
+
+def wait_state(agents, node, pred, what, timeout=30):
+    return vfsim.wait_until(lambda: pred(state(agents, node)) and
+                            state(agents, node), timeout, what,
+                            agents.check)
+
+
+def start_sm(sim, conf, key, lease=LEASE_S):
+    return sim.start_opensm(conf_lines=vftest.plugin_conf(
+        options=f"config={conf} config_poll=1 ar_key={key:x} "
+                f"ar_key_lease={lease}"),
+        plugin_dir=vftest.PLUGIN_DIR)
+
+
+def main():
+    main_with_agents(topogen.fattree2(leaves=LEAVES, spines=SPINES,
+                                      hosts=HOSTS), "arcontrol", run)
+
+
+def run(tap, sim, fab, agents):
+    conf = os.path.join(sim.workdir, "vfabric.xml")
+    with open(conf, "w") as fh:
+        fh.write(config(0))
+    sim.start_ibsim()
+    switches = [n.id for n in fab.switches()]
+    for node in switches:
+        agents.start(node)
+    osm = start_sm(sim, conf, KEY_A)
+    sim.wait_subnet_up()
+    first = summary_after(sim, 0, "first sweep")
+    tap.ok(first[0] == len(switches) and first[4] == 0,
+           f"all {len(switches)} agents programmed", str(first))
+    topo = sim.discover(os.path.join(sim.workdir, "disc-1.out"))
+    lid = {n: lid_of(topo, agents.guids[n]) for n in switches}
+    retries(tap, sim, fab, agents, lid)
+    marks_cleared(tap, sim, fab, agents, lid, osm)
+    lost_route_only(tap, sim, fab, agents, lid, conf, osm)
+    takeover(tap, sim, fab, agents, lid, conf, osm)
+
+
+def retries(tap, sim, fab, agents, lid):
+    """A notice to a neighbor whose agent is gone is sent again until it
+    is answered."""
+    rc = agents.stop_one("L004")
+    sport = fab.links_between("S001", "L001")[0]
+    got = set_down(sim, lid["S001"], sport, node=HOST)
+    tap.ok(rc == 0 and got.get(sport, 0) & 0x80000000,
+           f"L004's agent stopped; S001 port {sport} (to L001) set down")
+    marked = wait_state(agents, "L002", lambda s: s.get("lids_marked", 0) > 0,
+                        "L002 marks S001's lost routes")
+    s001 = wait_state(agents, "S001",
+                      lambda s: s.get("notices_resent", 0) >= 2 and
+                      s.get("notices_pending", 0) >= 1,
+                      "S001 resends its notice to L004")
+    tap.ok(marked and s001,
+           "L002 marks the routes S001 lost; the notice to L004 (no agent) "
+           f"is sent again ({s001.get('notices_resent')} resends, "
+           f"{s001.get('notices_pending')} pending)", str(s001))
+    acked = s001.get("notices_acked", 0)
+    agents.start("L004")
+    s001 = wait_state(agents, "S001",
+                      lambda s: s.get("notices_pending", 1) == 0 and
+                      s.get("notices_acked", 0) > acked,
+                      "S001's notice to L004 answered", timeout=60)
+    tap.ok(bool(s001) and s001.get("notices_dropped", 0) == 0,
+           "L004's agent back: the resent notice is answered, none pending "
+           "and none dropped", str(s001))
+
+
+def marks_cleared(tap, sim, fab, agents, lid, osm):
+    """Marks on a switch whose tables do not change go when the SM
+    reprograms: the sender (S001) is gone and cannot retract them."""
+    agents.stop_one("S001")
+    before = state(agents, "L002")
+    since = sim.reload_config(os.path.join(sim.workdir, "vfabric.xml"),
+                              config(0), osm=osm)
+    summary_after(sim, since, "SIGHUP")
+    after = state(agents, "L002")
+    tap.ok(before.get("lids_marked", 0) > 0 and
+           after.get("lids_marked") == 0 and after.get("pause") == 0 and
+           after.get("generation", 0) > before.get("generation", 0),
+           "S001's agent gone, SIGHUP (no table changes): L002 is resumed "
+           "with a new generation and its marks are cleared",
+           f"{before} -> {after}")
+    agents.start("S001")
+
+
+def lost_route_only(tap, sim, fab, agents, lid, conf, osm):
+    """LostRouteOnly: only the switch whose port went down reroutes."""
+    since = sim.reload_config(conf, config(1), osm=osm)
+    res = summary_after(sim, since, "LostRouteOnly")
+    states = {n: state(agents, n) for n in agents.procs}
+    tap.ok(res[4] == 0 and
+           all(s.get("lost_route_only") == 1 for s in states.values()),
+           "LostRouteOnly=1 + SIGHUP: every agent runs with it",
+           str({n: s.get("lost_route_only") for n, s in states.items()}))
+    sent = {n: s.get("notices_sent", 0) for n, s in states.items()}
+    lport = fab.links_between("L001", "S001")[0]
+    set_down(sim, lid["L001"], lport, node=HOST)
+    remote = lid["L003"]
+    res = request(sim, lid["L001"], f"1,0xff25,{remote},0,{lport:02x}",
+                  node=HOST)
+    time.sleep(2)           # what a notice would take to arrive
+    states = {n: state(agents, n) for n in agents.procs}
+    egress = res[0][1][1] if res and isinstance(res[0], tuple) else None
+    tap.ok(egress not in (None, 0, lport),
+           f"L001 port {lport} (to S001) down: L001 sends traffic for "
+           f"L003 ({remote}) out of another uplink (port {egress})",
+           str(res))
+    tap.ok(all(s.get("notices_sent", 0) == sent[n] and
+               s.get("lids_marked", 0) == 0 for n, s in states.items()),
+           "... and sends no notice; no switch marks a route",
+           str({n: (s.get("notices_sent"), s.get("lids_marked"))
+                for n, s in states.items()}))
+    set_down(sim, lid["L001"], lport, False, node=HOST)
+
+
+def takeover(tap, sim, fab, agents, lid, conf, osm):
+    """A new master SM with another AR_Key waits out the lease."""
+    sim.stop_opensm(osm)
+    since_t = time.monotonic()
+    osm = start_sm(sim, conf, KEY_B)
+    sim.wait_subnet_up(osm=osm)
+    locked = summary_after(sim, 0, "KEY_B's first sweep")
+    log = sim.log_text(0, osm=osm)
+    held = re.findall(r"switch 0x([0-9a-f]+) \(LID \d+\) holds another "
+                      r"AR_Key.*?\((\d+) s left\)", log)
+    n = len(agents.procs)
+    tap.ok(locked[5] == n and len(held) == n and
+           all(0 < int(s) <= LEASE_S for _, s in held),
+           f"OpenSM restarted with another ar_key: all {n} switches refuse "
+           f"it, each logged once with at most {LEASE_S} s of lease left",
+           f"{locked} {held}")
+    m = sim.wait_log(r"adaptive routing: (\d+) switches programmed .*, "
+                     r"0 hold another AR_Key", 0, 60, osm=osm)
+    waited = time.monotonic() - since_t
+    tap.ok(int(m.group(1)) == n and
+           "an AR_Key lease has run out" in sim.log_text(0, osm=osm),
+           f"after the lease the plugin sweeps again and programs all {n} "
+           f"({waited:.0f} s after the restart)", m.group(0))
+    old = request(sim, lid["L002"], "2,0xff21,0,0," + "0000" + "00" * 10,
+                  node=sim.default_sm_node(), key=KEY_A)
+    shown = request(sim, lid["L002"], "1,0xff28,0", key=KEY_B, node=HOST)
+    tap.ok(isinstance(old[0], tuple) and old[0][0] == 0x0300 and
+           int.from_bytes(shown[0][1][0:8], "big") == KEY_B and
+           state(agents, "L002").get("enable") == 1,
+           "the switches hold the new key: a Set with the old one is "
+           "refused 0x0300, AR stays on", f"{old} {shown}")
+    sim.stop_opensm(osm)
+    osm = start_sm(sim, conf, KEY_B)
+    sim.wait_subnet_up(osm=osm)
+    again = summary_after(sim, 0, "KEY_B again")
+    tap.ok(again[5] == 0 and again[4] == 0 and
+           "holds another AR_Key" not in sim.log_text(0, osm=osm),
+           "a new SM with the same key takes over at once: no switch "
+           "holds another key", str(again))
+    agents.check()
+
+
+if __name__ == "__main__":
+    main()
