@@ -447,6 +447,26 @@ static void test_pgft(void)
 	     (uint64_t)(int64_t)VF_HW_RANGE, "30 blocks: more than a MAD");
 }
 
+/* Field by field: the structs have padding a memcmp would read. */
+static int same_nv_info(const struct vf_nv_ar_info *a,
+			const struct vf_nv_ar_info *b)
+{
+	return a->cap_fields == b->cap_fields &&
+	       a->dir_num_supp == b->dir_num_supp &&
+	       a->sub_grps_active == b->sub_grps_active &&
+	       a->grp_tbl_copy_sup == b->grp_tbl_copy_sup &&
+	       a->enable == b->enable && a->features == b->features &&
+	       a->group_cap == b->group_cap && a->group_top == b->group_top &&
+	       a->group_table_cap == b->group_table_cap &&
+	       a->string_width_cap == b->string_width_cap &&
+	       a->enable_by_sl_mask == b->enable_by_sl_mask &&
+	       a->sub_grps_sup == b->sub_grps_sup &&
+	       a->ar_version_cap == b->ar_version_cap &&
+	       a->rn_version_cap == b->rn_version_cap &&
+	       a->by_trns_disable == b->by_trns_disable &&
+	       a->ageing_time == b->ageing_time;
+}
+
 /* [NV] AdaptiveRoutingInfo. */
 static void test_nv_info(void)
 {
@@ -486,7 +506,7 @@ static void test_nv_info(void)
 	   "ARInfo: ib_ar_info_t bytes 0-19");
 	OK(all_are(buf, 20, sizeof(buf), 0), "ARInfo: bytes 20-63 untouched");
 	EQ_U(vf_nv_ar_info_get(buf, sizeof(buf), &d), VF_HW_OK, "ARInfo read");
-	OK(!memcmp(&d, &i, sizeof(d)), "ARInfo round trip");
+	OK(same_nv_info(&d, &i), "ARInfo round trip");
 
 	/* Put keeps the bytes it does not own (reserved, cap_fields1, ...). */
 	memset(buf, 0xC3, sizeof(buf));
