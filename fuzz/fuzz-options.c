@@ -26,11 +26,35 @@ static void check(const struct vf_options *o)
 	}
 }
 
+/*
+ * No value of a *_key= setting survives in the line the plugin logs: in
+ * each blank-separated setting whose name (before its first '=') ends in
+ * "_key", the value is the mark.
+ */
+static void check_redacted(const char *text)
+{
+	char *shown = vf_options_redacted(text), *save = NULL, *tok;
+
+	if (!shown)
+		return;
+	for (tok = strtok_r(shown, " \t\r\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\r\n", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq || eq - tok < 4 || strncmp(eq - 4, "_key", 4))
+			continue;
+		VF_FUZZ_CHECK(!strcmp(eq + 1, "<hidden>"),
+			      "a key's value is logged: %.60s", tok);
+	}
+	free(shown);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = vf_fuzz_string(data, size);
 	struct vf_options o;
 
+	check_redacted(text);
 	vf_log_set_level(VF_LOG_ERROR);
 	vf_log_set_sink(NULL, NULL);
 	vf_options_default(&o);

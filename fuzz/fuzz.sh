@@ -14,7 +14,7 @@ set -u
 mode=${1:?usage: fuzz.sh replay|check|long}
 src=${top_srcdir:?}
 build=${top_builddir:?}
-targets=${FUZZ_TARGETS:-arproto datapath ema lftdump netfile options pconf sa xmlconf}
+targets=${FUZZ_TARGETS:-arkey arproto datapath ema lftdump netfile options pconf sa xmlconf}
 opensm=${OPENSM:-/usr/sbin/opensm}
 [ "$opensm" = no ] && opensm=/usr/sbin/opensm
 n=0

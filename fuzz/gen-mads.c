@@ -179,7 +179,7 @@ static void dp_seeds(void)
 
 static void ar_seeds(void)
 {
-	for (uint16_t attr = VF_ARP_INFO; attr <= VF_ARP_LOST_ROUTES; attr++) {
+	for (uint16_t attr = VF_ARP_INFO; attr <= VF_ARP_KEY_INFO; attr++) {
 		uint8_t m[VF_ARP_MAD_SIZE];
 		char name[32], buf[8];
 
@@ -189,6 +189,66 @@ static void ar_seeds(void)
 			 vf_arp_attr_name(attr, buf));
 		put("arproto", name, m, sizeof(m));
 	}
+}
+
+/* --- who may: runs of [flags][ms][AR_Key][first 45 MAD bytes] --- */
+
+#define AK_RECORD 56
+#define AK_SM 1
+#define AK_LAPSE 2
+
+static uint8_t ak_run[8 * AK_RECORD];
+static unsigned ak_n;
+
+static void ak_add(uint8_t flags, uint16_t ms, uint64_t key, uint8_t method,
+		   uint16_t attr, const struct vf_arp_keyinfo *ki)
+{
+	uint8_t *r = ak_run + ak_n++ * AK_RECORD, m[VF_ARP_MAD_SIZE];
+
+	vf_arp_init(m, method, 0x42, attr, 0, 1);
+	if (ki)
+		vf_arp_put_keyinfo(m, ki);
+	r[0] = flags;
+	vf_put16(r + 1, ms);
+	vf_put32(r + 3, (uint32_t)(key >> 32));
+	vf_put32(r + 7, (uint32_t)key);
+	memcpy(r + 11, m, AK_RECORD - 11);
+}
+
+static void ak_flush(const char *name)
+{
+	put("arkey", name, ak_run, ak_n * (size_t)AK_RECORD);
+	ak_n = 0;
+}
+
+static void arkey_seeds(void)
+{
+	const uint64_t a = 0xA11CE5EC12E7C0DEull, b = 0xB0B5EC12E7C0FFEEull;
+	struct vf_arp_keyinfo ka = { .key = a, .lease_s = 2 };
+	struct vf_arp_keyinfo kb = { .key = b, .lease_s = 60 };
+
+	/* the SM keys a switch, programs it; a host tries without and with */
+	ak_add(AK_SM, 0, 0, VF_ARP_SET, VF_ARP_KEY_INFO, &ka);
+	ak_add(AK_SM, 10, a, VF_ARP_SET, VF_ARP_CONTROL, NULL);
+	ak_add(0, 10, 0, VF_ARP_SET, VF_ARP_CONTROL, NULL);
+	ak_add(0, 10, a, VF_ARP_SET, VF_ARP_GROUPS, NULL);
+	ak_add(0, 10, 0, VF_ARP_SET, VF_ARP_LOST_ROUTES, NULL);
+	ak_add(0, 10, a, VF_ARP_SET, VF_ARP_LOST_ROUTES, NULL);
+	ak_add(0, 10, 0, VF_ARP_GET, VF_ARP_KEY_INFO, NULL);
+	ak_flush("host-attacks");
+	/* a new SM with another key: refused, lease runs out, it takes over */
+	ak_add(AK_SM, 0, 0, VF_ARP_SET, VF_ARP_KEY_INFO, &ka);
+	ak_add(AK_SM, 100, b, VF_ARP_SET, VF_ARP_KEY_INFO, &kb);
+	ak_add(AK_LAPSE, 1000, 0, VF_ARP_GET, VF_ARP_INFO, NULL);
+	ak_add(AK_SM | AK_LAPSE, 1500, b, VF_ARP_SET, VF_ARP_KEY_INFO, &kb);
+	ak_add(AK_SM, 10, b, VF_ARP_SET, VF_ARP_LIDS, NULL);
+	ak_flush("takeover");
+	/* a host's garbage never starts the lease */
+	ak_add(AK_SM, 0, 0, VF_ARP_SET, VF_ARP_KEY_INFO, &ka);
+	for (unsigned i = 0; i < 6; i++)
+		ak_add(AK_LAPSE, 1000, i, VF_ARP_SET, VF_ARP_CONTROL, NULL);
+	ak_add(AK_SM, 10, a, VF_ARP_SET, VF_ARP_NEIGHBORS, NULL);
+	ak_flush("host-garbage");
 }
 
 /* --- SA requests: [flags][requester LID][SA MAD] --- */
@@ -349,6 +409,7 @@ int main(int argc, char **argv)
 	ema_seeds();
 	dp_seeds();
 	ar_seeds();
+	arkey_seeds();
 	sa_seeds();
 	return 0;
 }

@@ -8,7 +8,7 @@ set -eu
 src=${top_srcdir:-.}
 gen=${GEN_MADS:-./fuzz/gen-mads}
 c=$src/fuzz/corpus
-for t in arproto datapath ema lftdump netfile options pconf sa xmlconf; do
+for t in arkey arproto datapath ema lftdump netfile options pconf sa xmlconf; do
 	rm -rf "${c:?}/$t"
 	mkdir -p "$c/$t"
 done
@@ -30,6 +30,7 @@ printf 'log_level=debug check_routes=off spine_first=on config=/etc/opensm/vfabr
 printf 'dg_storage=desc:stor*,0x0002c903000a0b0c dg_admin=0x2c9000000001 routing_order=storage:admin\n' >"$c/options/dg-order"
 printf 'core_switches=0x2c90200000001,0x2c90200000002 route_last=0x2c90300000010 partition_routing=isolate path_selection=srcdstall\n' >"$c/options/fattree"
 printf 'ar_enable=on ar_fine_grained=off ar_lost_route_only=on ar_algorithm=greedyrandom ar_frequency=3 ar_threshold=5 sa_log=on\n' >"$c/options/ar"
+printf 'ar_key=0xA11CE5EC12E7C0DE ar_key_lease=0 ar_key=zz ar_key=12345678901234567 x_key= _key=1\n' >"$c/options/ar-key"
 printf 'disconnect_unconfigured=on loop_fallback=off route_stability=on bogus=1 log_level=loud\n' >"$c/options/bad"
 # partitions.conf: stock OpenSM and vFabric statements (docs/vfabrics.md)
 cat >"$c/pconf/stock" <<'PC'

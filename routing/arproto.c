@@ -85,6 +85,30 @@ uint16_t vf_arp_check_request(const uint8_t *mad, size_t len,
 	}
 }
 
+bool vf_arp_sm_only(const struct vf_arp_hdr *h)
+{
+	return h->method == VF_ARP_SET &&
+	       (h->attr_id == VF_ARP_CONTROL || h->attr_id == VF_ARP_GROUPS ||
+		h->attr_id == VF_ARP_LIDS || h->attr_id == VF_ARP_NEIGHBORS ||
+		h->attr_id == VF_ARP_KEY_INFO);
+}
+
+uint16_t vf_arp_authorize(const struct vf_arp_hdr *h, bool from_sm,
+			  uint64_t carried, struct vf_mkey *k, uint64_t now_ms)
+{
+	if (vf_arp_sm_only(h)) {
+		if (!from_sm)
+			return VF_ARP_NOT_SM;
+		return vf_mkey_check(k, carried, true, now_ms) ? VF_ARP_OK :
+								 VF_ARP_BAD_KEY;
+	}
+	/* a notice: from a neighbor switch, which holds the same key */
+	if (h->method == VF_ARP_SET && h->attr_id == VF_ARP_LOST_ROUTES &&
+	    !vf_mkey_check(k, carried, false, now_ms))
+		return VF_ARP_BAD_KEY;
+	return VF_ARP_OK;
+}
+
 void vf_arp_put_control(uint8_t *mad, const struct vf_arp_control *c)
 {
 	uint8_t *d = mad + VF_ARP_DATA;

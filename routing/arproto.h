@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "ar.h"
+#include "mgmtkey.h"
 
 #define VF_ARP_CLASS 0x0A
 #define VF_ARP_CLASS_VERSION 1
@@ -175,6 +176,21 @@ uint64_t vf_arp_get_key(const uint8_t *mad);
  */
 uint16_t vf_arp_check_request(const uint8_t *mad, size_t len,
 			      struct vf_arp_hdr *h);
+
+/*
+ * Who may ask what.  vf_arp_sm_only: a Set only the master SM may make
+ * (ARControl, the tables, ARNeighbors, ARKeyInfo).  vf_arp_authorize, for
+ * a request vf_arp_check_request passed: VF_ARP_NOT_SM for such a Set
+ * when from_sm is false (its SLID is not the switch's MasterSMLID; the
+ * caller need only find that out for vf_arp_sm_only requests), else
+ * VF_ARP_BAD_KEY when the switch holds key k and the request (such a Set,
+ * or an ARLostRoutes) does not carry it; VF_ARP_OK otherwise.  The key's
+ * lease runs as routing/mgmtkey.h says: only the master SM's refusals
+ * start it.  The caller drops a lapsed key first (vf_mkey_expire).
+ */
+bool vf_arp_sm_only(const struct vf_arp_hdr *h);
+uint16_t vf_arp_authorize(const struct vf_arp_hdr *h, bool from_sm,
+			  uint64_t carried, struct vf_mkey *k, uint64_t now_ms);
 
 void vf_arp_put_control(uint8_t *mad, const struct vf_arp_control *c);
 void vf_arp_get_control(const uint8_t *mad, struct vf_arp_control *c);

@@ -551,20 +551,6 @@ static bool from_master_sm(struct agent *a, uint16_t slid)
 	return slid && slid == a->sm_lid;
 }
 
-/*
- * The Sets only the master SM may make: AR on or off, the tables and the
- * neighbors.  ARPortLoad is the simulator's stand-in for what a switch
- * senses itself (link state, congestion), and ARLostRoutes comes from
- * neighbor switches (do_lost checks that).
- */
-static bool sm_only(const struct vf_arp_hdr *h)
-{
-	return h->method == VF_ARP_SET &&
-	       (h->attr_id == VF_ARP_CONTROL || h->attr_id == VF_ARP_GROUPS ||
-		h->attr_id == VF_ARP_LIDS || h->attr_id == VF_ARP_NEIGHBORS ||
-		h->attr_id == VF_ARP_KEY_INFO);
-}
-
 /* Drop the AR_Key if its lease ran out (checked before each request and
  * each turn of the loop, so the dump says so too). */
 static void lapse_key(struct agent *a)
@@ -577,32 +563,29 @@ static void lapse_key(struct agent *a)
 }
 
 /*
- * Who may ask this (0 or the status to refuse with): a Set only the
- * master SM may make from its port and with the AR_Key; a notice with the
- * AR_Key.  A key that ran out is dropped first.
+ * Who may ask this (0 or the status to refuse with, vf_arp_authorize): a
+ * Set only the master SM may make from its port and with the AR_Key; a
+ * notice with the AR_Key.  ARPortLoad is the simulator's stand-in for
+ * what a switch senses itself (link state, congestion): anyone.  A key
+ * that ran out is dropped first.
  */
 static uint16_t authorize(struct agent *a, const struct vf_arp_hdr *h,
 			  uint64_t carried, uint16_t slid)
 {
-	bool notice = h->method == VF_ARP_SET &&
-		      h->attr_id == VF_ARP_LOST_ROUTES;
+	bool from_sm = vf_arp_sm_only(h) && from_master_sm(a, slid);
+	uint32_t refused = a->key.refused;
+	uint16_t st;
 
 	lapse_key(a);
-	if (sm_only(h)) {
-		if (!from_master_sm(a, slid)) {
-			a->not_sm++;
-			return VF_ARP_NOT_SM;
-		}
-		if (!vf_mkey_check(&a->key, carried, true, now_ms())) {
-			if (a->key.refused == 1 || !(a->key.refused & (a->key.refused - 1)))
-				printf("ar-agent: master SM (LID %u) Sets without this switch's AR_Key (%u refused); the key lapses %u s after the first unless one carries it\n",
-				       slid, a->key.refused, a->key.lease_s);
-			return VF_ARP_BAD_KEY;
-		}
-	} else if (notice && !vf_mkey_check(&a->key, carried, false, now_ms())) {
-		return VF_ARP_BAD_KEY;
-	}
-	return VF_ARP_OK;
+	st = vf_arp_authorize(h, from_sm, carried, &a->key, now_ms());
+	if (st == VF_ARP_NOT_SM)
+		a->not_sm++;
+	/* log a master SM's refusals 1, 2, 4, 8, ... times */
+	if (st == VF_ARP_BAD_KEY && from_sm && a->key.refused != refused &&
+	    !(a->key.refused & (a->key.refused - 1)))
+		printf("ar-agent: master SM (LID %u) Sets without this switch's AR_Key (%u refused); the key lapses %u s after the first unless one carries it\n",
+		       slid, a->key.refused, a->key.lease_s);
+	return st;
 }
 
 /* A neighbor answered notice TID: done with it, whatever the status. */

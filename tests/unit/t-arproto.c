@@ -324,9 +324,93 @@ static void test_select(void)
 	     "a lost port moves at once, whatever ARFrequency");
 }
 
+/* The AR_Key at bytes 192-199, ARKeyInfo, ARInfo's key flags, and who
+ * may ask what (docs/ar-protocol.md, docs/threat-model.md). */
+static void test_key(void)
+{
+	const uint64_t key = 0x0102030405060708ull;
+	uint8_t mad[VF_ARP_MAD_SIZE];
+	struct vf_arp_keyinfo k = { .key = key, .lease_s = 0x3c,
+				    .lease_left_s = 0x0a, .refused = 0x0b }, k2;
+	struct vf_arp_info i = { .supported = true, .key_set = true }, j;
+	struct vf_arp_hdr set_ctl = { .method = VF_ARP_SET,
+				      .attr_id = VF_ARP_CONTROL };
+	struct vf_arp_hdr notice = { .method = VF_ARP_SET,
+				     .attr_id = VF_ARP_LOST_ROUTES };
+	struct vf_arp_hdr get = { .method = VF_ARP_GET,
+				  .attr_id = VF_ARP_KEY_INFO };
+	struct vf_arp_hdr load = { .method = VF_ARP_SET,
+				   .attr_id = VF_ARP_LOAD };
+	struct vf_mkey m = { 0 };
+
+	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_KEY_INFO, 0, 0);
+	vf_arp_put_key(mad, key);
+	OK(bytes_are(mad + 192, "0102030405060708") &&
+	   zero_from(mad, 200, VF_ARP_MAD_SIZE) && vf_arp_get_key(mad) == key,
+	   "AR_Key: big-endian at bytes 192-199, nothing after");
+	vf_arp_put_keyinfo(mad, &k);
+	OK(bytes_are(mad + 32, "0102030405060708 003c 000a 0000000b"),
+	   "ARKeyInfo: key, lease, lease left, refused");
+	vf_arp_get_keyinfo(mad, &k2);
+	OK(k2.key == key && k2.lease_s == 60 && k2.lease_left_s == 10 &&
+	   k2.refused == 11, "ARKeyInfo decodes back");
+	EQ_U(vf_arp_check_request(mad, VF_ARP_USED, &set_ctl), VF_ARP_OK,
+	     "ARKeyInfo Set is a known request");
+	vf_arp_put_info(mad, &i);
+	OK(mad[32] == 0x03, "ARInfo flags: supported, key set");
+	i.key_match = true;
+	vf_arp_put_info(mad, &i);
+	vf_arp_get_info(mad, &j);
+	OK(mad[32] == 0x07 && j.key_set && j.key_match,
+	   "ARInfo flags: key carried by the Get");
+
+	/* no key held: the master SM's port only */
+	EQ_U(vf_arp_authorize(&set_ctl, false, 0, &m, 0), VF_ARP_NOT_SM,
+	     "no key: a Set from another port is not the SM's");
+	EQ_U(vf_arp_authorize(&set_ctl, true, 99, &m, 0), VF_ARP_OK,
+	     "no key: the SM's Set passes, whatever it carries");
+	EQ_U(vf_arp_authorize(&notice, false, 0, &m, 0), VF_ARP_OK,
+	     "no key: a notice passes (the SLID checks follow)");
+	vf_mkey_set(&m, key, 5);
+	EQ_U(vf_arp_authorize(&set_ctl, true, key, &m, 100), VF_ARP_OK,
+	     "key held: the SM's Set with it passes");
+	EQ_U(vf_arp_authorize(&set_ctl, false, key, &m, 100), VF_ARP_NOT_SM,
+	     "key held: the key from another port does not make it the SM");
+	EQ_U(vf_arp_authorize(&notice, false, 1, &m, 100), VF_ARP_BAD_KEY,
+	     "key held: a notice without it is refused");
+	EQ_U(vf_arp_authorize(&get, false, 0, &m, 100) |
+	     vf_arp_authorize(&load, false, 0, &m, 100), VF_ARP_OK,
+	     "key held: Gets and ARPortLoad stay open");
+	OK(m.refused == 1 && !m.lease_end_ms,
+	   "a refused notice is counted and starts no lease");
+	EQ_U(vf_arp_authorize(&set_ctl, true, 1, &m, 1000), VF_ARP_BAD_KEY,
+	     "key held: the SM's Set without it is refused");
+	OK(m.refused == 2 && m.lease_end_ms == 6000 &&
+	   vf_mkey_lease_left_s(&m, 1000) == 5,
+	   "... counted, and the lease (5 s) starts");
+	vf_arp_authorize(&set_ctl, true, 1, &m, 3000);
+	OK(m.lease_end_ms == 6000, "another refusal does not restart it");
+	OK(!vf_mkey_expire(&m, 5999) && m.key == key,
+	   "the key is kept until the lease's end");
+	OK(vf_mkey_expire(&m, 6000) && m.key == 0,
+	   "at its end the key lapses");
+	EQ_U(vf_arp_authorize(&set_ctl, true, 7, &m, 6001), VF_ARP_OK,
+	     "then the new master SM's Set passes");
+	vf_mkey_set(&m, key, 5);
+	vf_arp_authorize(&set_ctl, true, 1, &m, 100);
+	vf_arp_authorize(&set_ctl, true, key, &m, 200);
+	OK(!m.lease_end_ms && !vf_mkey_expire(&m, 100000) && m.key == key,
+	   "a Set with the key from the SM stops a running lease");
+	vf_mkey_set(&m, key, 0);
+	vf_arp_authorize(&set_ctl, true, 1, &m, 100);
+	OK(!m.lease_end_ms && !vf_mkey_expire(&m, ~0ull >> 1),
+	   "lease 0: the key never lapses");
+}
+
 int main(void)
 {
 	test_header();
+	test_key();
 	test_checks();
 	test_control_info();
 	test_tables();
