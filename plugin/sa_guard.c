@@ -24,6 +24,15 @@
  * reaches a power of two, so a flood cannot fill the log; stock's
  * handler logged every query of an unknown LID (ERR 2608), which this
  * one answers (no record) without a line.
+ *
+ * LinearForwardingTableRecord: stock's handler copies each block from
+ * the switch's new_lft, which a switch found in this sweep does not have
+ * until routing starts (NULL: SIGSEGV for any host that asks in that
+ * window).  Answered here too, under one hold of the lock, with stock's
+ * meaning (the requester must share a P_Key with the switch; the LID in
+ * the switch's range; blocks 0 to LinearFDBTop/64, or the one asked for;
+ * a block past the switch's LFT is all zero) and no record for a switch
+ * that has no table yet.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_madw.h>
@@ -32,19 +41,25 @@
 #include <opensm/osm_pkey.h>
 #include <opensm/osm_port.h>
 #include <opensm/osm_sa.h>
+#include <opensm/osm_switch.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
 #include "routing/log.h"
 
 #define SLVL_ITEM_SIZE SA_ITEM_RESP_SIZE(slvl_rec)
+#define LFT_ITEM_SIZE SA_ITEM_RESP_SIZE(lft_rec)
 
 struct vf_sa_guard {
 	struct vf_plugin *p;
-	struct vf_sa_handler stock;
+	struct vf_sa_handler stock;	/* SLtoVLMappingTableRecord's */
+	struct vf_sa_handler stock_lft;	/* LinearForwardingTableRecord's */
 	unsigned long beyond;		/* requests naming a port a switch lacks */
+	unsigned long unrouted;		/* LFT queries meeting a switch with
+					 * no table yet */
 };
 
 struct slvl_query {
@@ -211,6 +226,114 @@ static void on_slvl(void *context, void *data)
 	osm_sa_respond(q.sa, madw, sizeof(ib_slvl_table_record_t), &q.list);
 }
 
+/* --- LinearForwardingTableRecord --- */
+
+struct lft_query {
+	osm_sa_t *sa;
+	const ib_lft_record_t *rec;
+	ib_net64_t comp;
+	const osm_physp_t *requester;
+	cl_qlist_t list;
+	bool unrouted;			/* a switch had no table yet */
+	bool oom;
+};
+
+static void add_lft_block(struct lft_query *q, const osm_switch_t *sw,
+			  ib_net16_t lid, unsigned block)
+{
+	unsigned base = block * IB_SMP_DATA_SIZE;
+	ib_lft_record_t *rec;
+	char *item = calloc(1, LFT_ITEM_SIZE);
+
+	if (!item) {
+		q->oom = true;
+		return;
+	}
+	/* reached by offsets: LFT_ITEM_SIZE is less than an osm_sa_item_t */
+	rec = (ib_lft_record_t *)(item +
+			offsetof(osm_sa_item_t, resp.lft_rec));
+	rec->lid = lid;
+	rec->block_num = cl_hton16((uint16_t)block);
+	/* stock's osm_switch_get_lft_block, with the table's own size too */
+	if (base <= sw->max_lid_ho && base + IB_SMP_DATA_SIZE <= sw->lft_size)
+		memcpy(rec->lft, sw->new_lft + base, IB_SMP_DATA_SIZE);
+	cl_qlist_insert_tail(&q->list, (cl_list_item_t *)(item +
+			     offsetof(osm_sa_item_t, list_item)));
+}
+
+static void lft_records_of(struct lft_query *q, const osm_switch_t *sw)
+{
+	const osm_port_t *port = osm_get_port_by_guid(q->sa->p_subn,
+					sw->p_node->node_info.port_guid);
+	uint16_t lo, hi, first = 0, last;
+
+	if (!port || !port->p_physp ||
+	    !osm_physp_share_pkey(q->sa->p_log, q->requester, port->p_physp,
+				  q->sa->p_subn->opt.allow_both_pkeys))
+		return;
+	osm_port_get_lid_range_ho(port, &lo, &hi);
+	if ((q->comp & IB_LFTR_COMPMASK_LID) &&
+	    (cl_ntoh16(q->rec->lid) < lo || cl_ntoh16(q->rec->lid) > hi))
+		return;
+	if (!sw->new_lft) {
+		q->unrouted = true;
+		return;
+	}
+	last = osm_switch_get_max_block_id_in_use(sw);
+	if (q->comp & IB_LFTR_COMPMASK_BLOCK) {
+		first = cl_ntoh16(q->rec->block_num);
+		if (first > last)
+			return;
+		last = first;
+	}
+	for (unsigned b = first; b <= last && !q->oom; b++)
+		add_lft_block(q, sw, osm_port_get_base_lid(port), b);
+}
+
+static void on_lft(void *context, void *data)
+{
+	struct vf_sa_guard *g = context;
+	osm_madw_t *madw = data;
+	const ib_sa_mad_t *mad = osm_madw_get_sa_mad_ptr(madw);
+	struct lft_query q = {
+		.sa = &g->p->osm->sa, .rec = ib_sa_mad_get_payload_ptr(mad),
+		.comp = mad->comp_mask,
+	};
+	const cl_map_item_t *i;
+	unsigned long n;
+
+	if (mad->method != IB_MAD_METHOD_GET &&
+	    mad->method != IB_MAD_METHOD_GETTABLE) {
+		g->stock_lft.cb(g->stock_lft.context, data);	/* refuses */
+		return;
+	}
+	cl_qlist_init(&q.list);
+	cl_plock_acquire(q.sa->p_lock);
+	q.requester = osm_get_physp_by_mad_addr(q.sa->p_log, q.sa->p_subn,
+					osm_madw_get_mad_addr_ptr(madw));
+	for (i = cl_qmap_head(&q.sa->p_subn->sw_guid_tbl);
+	     q.requester && !q.oom &&
+	     i != cl_qmap_end(&q.sa->p_subn->sw_guid_tbl); i = cl_qmap_next(i))
+		lft_records_of(&q, (const osm_switch_t *)i);
+	cl_plock_release(q.sa->p_lock);
+	if (q.unrouted) {
+		n = __atomic_add_fetch(&g->unrouted, 1, __ATOMIC_RELAXED);
+		if (!(n & (n - 1)))
+			vf_log(VF_LOG_INFO,
+			       "sa: LinearForwardingTableRecord from LID %u met a switch found in this sweep and not routed yet (OpenSM 3.3.23's own handler reads a null table there): no record for it; %lu such requests so far",
+			       cl_ntoh16(osm_madw_get_mad_addr_ptr(madw)->dest_lid),
+			       n);
+	}
+	if (!q.requester)
+		return;		/* as stock: no requester port, no answer */
+	if (q.oom) {
+		free_records(&q.list);
+		osm_sa_send_error(q.sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		return;
+	}
+	osm_sa_respond(q.sa, madw, sizeof(ib_lft_record_t), &q.list);
+}
+
 void vf_sa_guard_install(struct vf_plugin *p)
 {
 	osm_sa_t *sa = &p->osm->sa;
@@ -230,6 +353,11 @@ void vf_sa_guard_install(struct vf_plugin *p)
 		free(g);
 		return;
 	}
+	if (vf_sa_swap_handler(&sa->lft_disp_h, sa->p_disp,
+			       OSM_MSG_MAD_LFT_RECORD, on_lft, g,
+			       &g->stock_lft))
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0903: cannot take LinearForwardingTableRecord queries; OpenSM's handler answers them unguarded");
 	p->sa.guard = g;
 }
 

@@ -17,7 +17,11 @@ fabric:
    only, as they ignore port numbers); it stays up and answers a valid
    query after them;
 3. such requests are logged when their count reaches a power of two, so
-   a flood cannot fill the log.
+   a flood cannot fill the log;
+4. LinearForwardingTableRecord, which the plugin answers too (stock's
+   handler reads a null table for a switch found in the sweep under way):
+   the answers to eight valid queries are stock's, byte for byte (both
+   runs route with minhop).
 """
 
 import re
@@ -30,6 +34,8 @@ SA = vftest.VFABRIC_SA
 SLVL = "0x13"
 GET, GETTABLE = "0x01", "0x12"
 LID, IN, OUT = 1, 2, 4      # IB_SLVL_COMPMASK_*
+LFTR = "0x15"
+BLOCK = 2                   # IB_LFTR_COMPMASK_BLOCK (LID is 1)
 
 
 def slvl(method, mask, lid=0, in_port=0, out_port=0):
@@ -37,6 +43,12 @@ def slvl(method, mask, lid=0, in_port=0, out_port=0):
     data = f"{lid:04x}{in_port:02x}{out_port:02x}"
     return ["raw", "--attr-id", SLVL, "--method", method,
             "--comp-mask", hex(mask), "--data", data]
+
+
+def lftr(method, mask, lid=0, block=0):
+    """vfabric-sa raw arguments for a LinearForwardingTableRecord query."""
+    return ["raw", "--attr-id", LFTR, "--method", method,
+            "--comp-mask", hex(mask), "--data", f"{lid:04x}{block:04x}"]
 
 
 def ask(sim, args, at="cn0002"):
@@ -77,6 +89,26 @@ def main():
                                                            out_port=1),
             "an unknown LID": slvl(GETTABLE, LID | OUT, 0x0bad, out_port=1),
         }
+        lft_valid = {
+            "a switch's whole LFT": lftr(GETTABLE, LID, sw),
+            "its block 0, a GetTable": lftr(GETTABLE, LID | BLOCK, sw, 0),
+            "its block 0, a Get": lftr(GET, LID | BLOCK, sw, 0),
+            "every switch's LFT (no component)": lftr(GETTABLE, 0),
+            "block 0 of every switch": lftr(GETTABLE, BLOCK, 0, 0),
+            "an end port's LID (no switch)": lftr(GETTABLE, LID, ca),
+            "a block past the top": lftr(GETTABLE, LID | BLOCK, sw, 7),
+            "a Get of two records (no LID)": lftr(GET, BLOCK, 0, 0),
+        }
+        lft_stock = {k: ask(sim, a) for k, a in lft_valid.items()}
+        tap.ok(sum(status(s) == ("SUCCESS", 0)
+                   for s in lft_stock.values()) == 2 and
+               all(status(s)[0] == "SUCCESS" and status(s)[1]
+                   for k, s in lft_stock.items()
+                   if k not in ("an end port's LID (no switch)",
+                                "a block past the top",
+                                "a Get of two records (no LID)")),
+               f"stock OpenSM answers {len(lft_valid)} LFTRecord queries "
+               "(none for a CA's LID or past the top)", str(lft_stock))
         stock = {k: ask(sim, a) for k, a in valid.items()}
         tap.ok(all(status(s)[0] == "SUCCESS" for s in stock.values()) and
                sum(status(s)[1] == 0 for s in stock.values()) == 1,
@@ -95,9 +127,15 @@ def main():
                    f"exit {died}, then: {after}")
         sim.stop_opensm()
 
-        sim.start_opensm(conf_lines=vftest.plugin_conf(engine="fattree"),
+        # minhop, as stock: the LFTs (and so the LFTRecords) are the same
+        sim.start_opensm(conf_lines=vftest.plugin_conf(engine="minhop"),
                          plugin_dir=vftest.PLUGIN_DIR)
         sim.wait_subnet_up()
+        for k, args in lft_valid.items():
+            got = ask(sim, args)
+            tap.ok(got == lft_stock[k],
+                   f"with the plugin, LFTRecord {k}: the answer is stock "
+                   "OpenSM's", f"stock: {lft_stock[k]}\nours:  {got}")
         ours = {k: ask(sim, a) for k, a in valid.items()}
         for k in valid:
             tap.ok(ours[k] == stock[k],
