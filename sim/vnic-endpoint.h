@@ -26,6 +26,7 @@ struct vnic_mgmt_stats {
 	uint64_t ignored;		/* responses, traps, runts */
 	uint64_t traps_sent, traps_bounced, traps_received;
 	uint64_t tap_errors;		/* the TAP refused a MAC or MTU */
+	uint64_t refusals_logged;	/* refused Sets printed one by one */
 	struct vf_ema_trap last_trap;	/* the last one received */
 };
 
@@ -43,6 +44,9 @@ struct endpoint {
 	struct vf_tap tap;
 	const char *tap_name, *netns, *state_file;
 	unsigned lid;			/* 0: ask PortInfo */
+	uint16_t sm_lid;		/* PortInfo.MasterSMLID, as last read */
+	bool in_smp;			/* reading it: MADs meanwhile use the
+					 * one held */
 	bool mac_set;			/* else the section 8 MAC */
 	bool host_up;			/* the TAP's IFF_UP as last seen */
 	bool refused_logged;		/* up without a vESW: said once */
