@@ -87,6 +87,7 @@ void vf_options_default(struct vf_options *o)
 	o->config_poll = 5;
 	o->config_settle = 2;
 	o->sa_record_budget = VF_SA_RECORD_BUDGET;
+	o->em_key_lease = VF_EM_KEY_LEASE;
 	o->on_config_error = VF_ON_ERROR_LAST_GOOD;
 	o->path_selection = -1;
 	o->partition_routing = -1;
@@ -376,6 +377,29 @@ static int parse_budget(const char *v, unsigned *out)
 	return 0;
 }
 
+/* em_key=HEX: 1-16 hex digits, 0x optional. */
+static int parse_key(const char *v, uint64_t *out)
+{
+	const char *d = strncmp(v, "0x", 2) && strncmp(v, "0X", 2) ? v : v + 2;
+	size_t n = strspn(d, "0123456789abcdefABCDEF");
+
+	if (!n || n > 16 || d[n])
+		return -1;
+	*out = strtoull(d, NULL, 16);
+	return 0;
+}
+
+/* em_key_lease=SECONDS: 0-65535, EMKeyInfo's 16 bits. */
+static int parse_lease(const char *v, unsigned *out)
+{
+	unsigned n;
+
+	if (parse_budget(v, &n) || n > UINT16_MAX)
+		return -1;
+	*out = n;
+	return 0;
+}
+
 static int set_config(struct vf_options *o, const char *path)
 {
 	char *copy = *path ? strdup(path) : NULL;
@@ -428,6 +452,10 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_bool(val, &o->sa_log);
 	else if (!strcmp(key, "sa_record_budget"))
 		rc = parse_budget(val, &o->sa_record_budget);
+	else if (!strcmp(key, "em_key"))
+		rc = parse_key(val, &o->em_key);
+	else if (!strcmp(key, "em_key_lease"))
+		rc = parse_lease(val, &o->em_key_lease);
 	else if (!strcmp(key, "path_selection"))
 		rc = parse_path_selection(val, &o->path_selection);
 	else if (!strcmp(key, "ar_enable"))
@@ -444,14 +472,16 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_0_7(val, &o->ar_threshold);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold); ignored",
 		       key);
 		return -1;
 	}
 	if (rc)
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: bad value '%s' for %s; default kept",
-		       val, key);
+		       "ERR VF0102: event_plugin_options: bad value '%s' for %s; default kept%s",
+		       strcmp(key, "em_key") ? val : "(not shown: a key)", key,
+		       strcmp(key, "em_key") ? "" :
+		       " (want 1-16 hex digits; 0 = a random key)");
 	return rc;
 }
 

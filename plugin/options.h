@@ -29,6 +29,8 @@
 /* Default sa_record_budget: four of the largest PathRecord answers (65,536
  * records) a second for each requester port. */
 #define VF_SA_RECORD_BUDGET 262144u
+/* Default em_key_lease: what an endpoint gives an unknown SM to wait. */
+#define VF_EM_KEY_LEASE 60u
 
 /* A sorted list of NodeGUIDs or PortGUIDs, e.g. core_switches=0x..,0x.. */
 struct vf_guid_list {
@@ -84,6 +86,14 @@ struct vf_options {
 					 * may build for one requester port a
 					 * second (plugin/sa_budget.c); 0: no
 					 * limit */
+	/*
+	 * The EM key (docs/ethernet-manager.md, "Authentication"):
+	 * em_key=HEX, 0 (the default) = a random key made at start;
+	 * em_key_lease=SECONDS an endpoint keeps it with no Set carrying
+	 * it once another SM's Set was refused (default 60, 0 = forever).
+	 */
+	uint64_t em_key;
+	unsigned em_key_lease;
 	int path_selection;		/* path_selection=minimal|pairwise|
 					 * orderall|srcdstall (LMC paths in
 					 * PathRecords); -1: the config's */
