@@ -59,6 +59,7 @@ struct endpoint {
 	unsigned long tx_bounced;	/* ibsim returned it: nobody there */
 	unsigned long rx_host_errors;	/* the TAP refused a frame */
 	uint64_t dumped_mads;		/* traffic at the last state dump */
+	volatile uint64_t umad2sim_lines;	/* its size lines dropped */
 	pthread_mutex_t lock;		/* dp, ema, counters */
 	uint8_t *txbuf;			/* umad buffer of the TAP thread */
 	uint8_t frame[VNIC_FRAME_BUF];	/* received, to the TAP */

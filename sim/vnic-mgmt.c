@@ -337,6 +337,9 @@ void vnic_print_state(struct endpoint *ep, FILE *out)
 	vf_dp_print_counters(&ep->dp.c, "", out);
 	fprintf(out, "tx_send_errors %lu\ntx_bounced %lu\nrx_host_errors %lu\n",
 		ep->tx_send_errors, ep->tx_bounced, ep->rx_host_errors);
+	fprintf(out, "umad2sim_size_lines %llu\n",
+		(unsigned long long)__atomic_load_n(&ep->umad2sim_lines,
+						    __ATOMIC_RELAXED));
 }
 
 void vnic_write_state(struct endpoint *ep)
