@@ -126,6 +126,15 @@ static void member(struct buf *b, const struct vf_em_member *mb,
 		mac(b, ep->vp[mb->vport].uc[k]);
 	}
 	out(b, "]");
+	if (ep && ep->cap == EM_CAP_ABSENT) {
+		/* when the back-off lets it be probed again (a SUBNET UP
+		 * probes it at once) */
+		double now = vf_now_ms();
+
+		out(b, ", \"probe_in_ms\": %.0f",
+		    (double)ep->next_probe > now ?
+		    (double)ep->next_probe - now : 0.0);
+	}
 	if (st->ctr_ok)
 		out(b, ", \"counters\": {\"tx_packets\": %" PRIu64 ", \"rx_packets\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx_errors\": %" PRIu64 ", \"rx_errors\": %" PRIu64 ", \"tx_unicast\": %" PRIu64 ", \"tx_mcastbcast\": %" PRIu64 ", \"rx_unicast\": %" PRIu64 ", \"rx_mcastbcast\": %" PRIu64 "}",
 		    c->tx_packets, c->rx_packets, c->tx_bytes, c->rx_bytes,
