@@ -516,15 +516,8 @@ static void req_set_key(struct vf_em_state *e, struct mb_req *r,
 	vf_ema_put_key_info(r->mad, &k);
 }
 
-/*
- * A': the EM key on every endpoint that answered (docs/ethernet-
- * manager.md, "Authentication").  Get EMKeyInfo carrying the key: one
- * that shows it back (and the lease) holds it; one that holds none is
- * given it; one that holds another refuses the Set, which starts its
- * lease timer, and is left alone this pass (logged once).  A standby
- * with the same key takes over at once.
- */
-static void batch_key(struct vf_em_state *e, struct pass *ps, uint64_t end)
+/* Which endpoints hold the EM's key and lease: Get EMKeyInfo with it. */
+static void key_check(struct vf_em_state *e, struct pass *ps, uint64_t end)
 {
 	struct vf_ema_key_info k;
 
@@ -534,17 +527,44 @@ static void batch_key(struct vf_em_state *e, struct pass *ps, uint64_t end)
 			req_init(add(ps), e->eps[i].lid, i, 0, S_KEY,
 				 VF_EMA_GET, VF_EMA_KEY_INFO, 0);
 	run(e, ps, end);
-	for (unsigned k2 = 0, n = ps->n; k2 < n; k2++) {
-		struct em_ep *ep = &e->eps[ps->r[k2].ep];
+	for (unsigned j = 0; j < ps->n; j++) {
+		struct mb_req *r = &ps->r[j];
+		struct em_ep *ep = &e->eps[r->ep];
 
-		if (!mb_answered(&ps->r[k2]) ||
-		    vf_ema_get_key_info(ps->r[k2].resp, ps->r[k2].resp_len,
-					&k)) {
-			ep->alive = false;	/* an old agent, or gone */
+		if (!mb_answered(r) ||
+		    vf_ema_get_key_info(r->resp, r->resp_len, &k)) {
+			ep->alive = false;	/* gone since the probe */
 			continue;
 		}
+		/* the key is shown only to a request that carries it */
 		ep->key_ok = k.key == e->key && k.lease_s == e->lease;
 	}
+}
+
+/* ep refused our key (0x0300): log what it holds, the lease is public. */
+static void key_refused(struct vf_em_state *e, struct mb_req *r,
+			struct em_ep *ep, uint64_t end)
+{
+	struct vf_ema_key_info k = { 0 };
+
+	req_init(r, ep->lid, r->ep, 0, S_KEY, VF_EMA_GET, VF_EMA_KEY_INFO, 0);
+	em_mb_run(e, r, 1, end);
+	if (mb_answered(r))
+		vf_ema_get_key_info(r->resp, r->resp_len, &k);
+	log_other_key(ep, &k);
+}
+
+/*
+ * A': the EM key on every endpoint that answered (docs/ethernet-
+ * manager.md, "Authentication").  One that does not hold it (and the
+ * lease) is sent a Set of EMKeyInfo: one that holds none takes it; one
+ * that holds another refuses it, which starts its lease timer, and is
+ * left alone this pass (logged once).  A standby with the same key takes
+ * over at once.
+ */
+static void batch_key(struct vf_em_state *e, struct pass *ps, uint64_t end)
+{
+	key_check(e, ps, end);
 	ps->n = 0;
 	for (unsigned i = 0; i < e->num_eps; i++)
 		if (e->eps[i].alive && !e->eps[i].key_ok)
@@ -564,16 +584,8 @@ static void batch_key(struct vf_em_state *e, struct pass *ps, uint64_t end)
 			continue;
 		}
 		ep->alive = false;
-		if (r->state != MB_DONE || r->status != VF_EMA_BAD_KEY)
-			continue;
-		/* what it holds, for the log: the lease is no secret */
-		req_init(r, ep->lid, r->ep, 0, S_KEY, VF_EMA_GET,
-			 VF_EMA_KEY_INFO, 0);
-		em_mb_run(e, r, 1, end);
-		memset(&k, 0, sizeof(k));
-		if (mb_answered(r))
-			vf_ema_get_key_info(r->resp, r->resp_len, &k);
-		log_other_key(ep, &k);
+		if (r->state == MB_DONE && r->status == VF_EMA_BAD_KEY)
+			key_refused(e, r, ep, end);
 	}
 }
 
