@@ -338,6 +338,11 @@ def authentication(tap, sim, ep):
     tap.ok(rc == 0 and "key_held=1 key=hidden" in out,
            "a host's Get of EMKeyInfo: a key is held, not shown",
            f"rc {rc}\n{out}{err}")
+    rc, out, err = em(sim, "show", "--json", ep.lid, node=HOST)
+    row = (json.loads(out) or [{}])[0] if rc == 0 else {}
+    tap.ok(row.get("key_held") is True and row.get("refused_not_sm", 0) >= 3
+           and row.get("refused_bad_key", 0) >= 2 and KEY[2:] not in out,
+           "show --json gives the refusals by reason, not the key", out + err)
     tap.ok(KEY[2:] not in vfsim.read_from(ep.state) and
            KEY[2:] not in vfsim.read_from(ep.log),
            "the key is neither in the endpoint's state nor in its log")
