@@ -282,6 +282,7 @@ def run(tap, sim, eps):
            f"rc {rc}\n{out}{err}")
     malformed(tap, sim, ep3)
     authentication(tap, sim, ep3)
+    other_pkey(tap, sim, ep1, ep2)
     c = counters(ep1)
     logs = "".join(vfsim.read_from(ep.log) for ep in (ep1, ep2, ep3))
     tap.ok(c.get("umad2sim_size_lines", 0) > 0 and
@@ -291,6 +292,31 @@ def run(tap, sim, eps):
            "the endpoints' logs", f"{c.get('umad2sim_size_lines')}\n"
            f"{vfsim.tail(ep1.log)}")
     eps.check()
+
+
+def other_pkey(tap, sim, ep1, ep2):
+    """ep2 on ep1's vESW under another P_Key: ibsim checks no P_Key, the
+    endpoint does (docs/vnic-datapath.md)."""
+    rc, out, err = em(sim, "set", ep2.lid, "--vesw", 1, "--pkey", 0x8003,
+                      "--mtu", 1500, "--mac", lmac(0, 1, ep2.lid),
+                      "--port-num", ep2.lid, "--state", "forwarding")
+    c = wait_counters(ep2, lambda c: c.get("vp_oper_state") == 3)
+    tap.ok(rc == 0 and c.get("vp_pkey") == 0x8003,
+           "ep2 back on vESW 1 with P_Key 0x8003 (ep1 sends with 0x8001)",
+           f"rc {rc}\n{out}{err}\n{c}")
+    before = c.get("rx_bad_pkey", 0)
+    ip(ep1, "neigh", "replace", ep2.addr, "lladdr", lmac(0, 1, ep2.lid),
+       "dev", ep1.tap, "nud", "permanent")
+    rc, out = ping(ep1, ep2.addr, count=2, wait=1)
+    c = wait_counters(ep2, lambda c: c.get("rx_bad_pkey", 0) >= before + 2)
+    tap.ok(rc != 0 and c.get("rx_bad_pkey", 0) >= before + 2,
+           "ping ep1 -> ep2 fails: ep2 drops 16B packets of another P_Key "
+           "(rx_bad_pkey)", f"{out}\n{c}")
+    rc, out, err = em(sim, "counters", "--json", ep2.lid, node=HOST)
+    got = json.loads(out) if rc == 0 else {}
+    tap.ok(got.get("rx_logic", 0) >= 2 and got.get("rx_errors", 0) >= 2,
+           "... reported by EMA's error counters (rx_logic, rx_errors)",
+           out + err)
 
 
 def refused(rc, err, status):
