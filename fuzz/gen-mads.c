@@ -50,6 +50,60 @@ static void flush(const char *name)
 	nseq = 0;
 }
 
+/*
+ * Keyed and unkeyed Sets, right and wrong key, wrong SLID (fuzz/
+ * fuzz-ema.c: byte 24 picks the sender, byte 25 of the first MAD starts
+ * the agent with FUZZ_KEY, lease 3 s; the clock moves 1 s a MAD).
+ */
+#define FUZZ_KEY 0x0123456789abcdefull	/* fuzz/fuzz-ema.c's */
+
+static uint8_t *keyed(uint8_t *m, uint64_t key, uint8_t sender)
+{
+	vf_ema_put_key(m, key);
+	m[24] = sender;		/* 0 the master SM, 1 a host, 2 SLID 0 */
+	return m;
+}
+
+static void auth_seeds(const struct vf_vesw *w)
+{
+	struct vf_ema_key_info k = { .key = 0x5a5a5a5a5a5a5a5aull,
+				     .lease_s = 2 };
+	uint8_t *m;
+
+	m = keyed(next(VF_EMA_SET, VF_EMA_VESWPORT_INFO, vf_ema_amod(0, 0)),
+		  FUZZ_KEY, 0);
+	vf_ema_put_vesw(m, w);
+	m[25] = 1;		/* the agent holds FUZZ_KEY */
+	keyed(next(VF_EMA_GET, VF_EMA_KEY_INFO, 0), FUZZ_KEY, 0);
+	keyed(next(VF_EMA_GET, VF_EMA_KEY_INFO, 0), 0, 1);
+	flush("auth-right-key");
+	m = keyed(next(VF_EMA_SET, VF_EMA_VESWPORT_INFO, vf_ema_amod(0, 0)),
+		  0x1111, 0);
+	vf_ema_put_vesw(m, w);
+	m[25] = 1;
+	for (int i = 0; i < 4; i++)	/* the lease of 3 s runs out */
+		vf_ema_put_vesw(keyed(next(VF_EMA_SET, VF_EMA_VESWPORT_INFO,
+					   vf_ema_amod(0, 0)), 0x1111, 0), w);
+	vf_ema_put_key_info(keyed(next(VF_EMA_SET, VF_EMA_KEY_INFO, 0),
+				  0x1111, 0), &k);
+	flush("auth-wrong-key-lease");
+	vf_ema_put_vesw(keyed(next(VF_EMA_SET, VF_EMA_VESWPORT_INFO,
+				   vf_ema_amod(0, 0)), 0, 1), w);
+	vf_ema_put_vesw(keyed(next(VF_EMA_SET, VF_EMA_VESWPORT_INFO,
+				   vf_ema_amod(0, 0)), 0, 2), w);
+	vf_ema_put_key_info(keyed(next(VF_EMA_SET, VF_EMA_KEY_INFO, 0), 0, 1),
+			    &k);
+	next(VF_EMA_SET, VF_EMA_DELETE_VESW, vf_ema_amod(0, 1))[24] = 1;
+	flush("auth-host-slid");
+	vf_ema_put_key_info(next(VF_EMA_SET, VF_EMA_KEY_INFO, 0), &k);
+	vf_ema_put_vesw(next(VF_EMA_SET, VF_EMA_VESWPORT_INFO,
+			     vf_ema_amod(0, 0)), w);
+	vf_ema_put_vesw(keyed(next(VF_EMA_SET, VF_EMA_VESWPORT_INFO,
+				   vf_ema_amod(0, 0)), k.key, 0), w);
+	keyed(next(VF_EMA_GET, VF_EMA_KEY_INFO, 0), k.key, 0);
+	flush("auth-set-key");
+}
+
 static void ema_seeds(void)
 {
 	static const uint16_t gets[] = {
@@ -122,6 +176,7 @@ static void ema_seeds(void)
 		vf_ema_put_trap(next(VF_EMA_TRAP, VF_EMA_NOTICE, 0), &t);
 		flush("trap-link");
 	}
+	auth_seeds(&v.vesw);
 }
 
 /* --- the data path: [control byte][data MAD] records --- */

@@ -30,9 +30,12 @@
 #include <opensm/osm_opensm.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "plugin/em.h"
 #include "plugin/madbatch.h"
@@ -60,6 +63,12 @@ struct em_trap_ev {
 	struct vf_ema_trap t;
 };
 
+/* A CA port that may hold an endpoint, for the read-back after a start. */
+struct em_cand {
+	uint64_t guid;
+	uint16_t lid;
+};
+
 struct vf_em_state {
 	struct vf_plugin *p;
 	struct madbatch mad;
@@ -68,9 +77,16 @@ struct vf_em_state {
 	pthread_mutex_t lock;		/* the hand-offs below */
 	pthread_cond_t cond;
 	struct vf_em_plan *next;	/* posted by SUBNET_UP */
+	struct em_cand *next_cands;	/* with it, when a read-back is due */
+	unsigned next_ncands;
+	bool recon_due;			/* start, or OpenSM left MASTER */
+	uint64_t key;			/* the EM key (never 0) */
+	uint16_t lease;			/* em_key_lease */
 	struct em_trap_ev traps[EM_TRAPS];
 	unsigned num_traps, dropped_traps, bad_mads;
 	/* EM thread only */
+	struct em_cand *cands;		/* read back in the next sweep pass */
+	unsigned ncands;
 	struct vf_em_plan plan;
 	bool have_plan;
 	struct em_ep *eps;
@@ -117,6 +133,15 @@ static struct mb_req *req_init(struct mb_req *r, uint16_t lid, unsigned ep,
 	r->step = step;
 	vf_ema_init(r->mad, method, 0, attr, amod);
 	return r;
+}
+
+/* Send requests r[0..n): every one carries the key (docs/ema-protocol.md). */
+static void em_mb_run(struct vf_em_state *e, struct mb_req *r, unsigned n,
+		      uint64_t end)
+{
+	for (unsigned i = 0; i < n; i++)
+		vf_ema_put_key(r[i].mad, e->key);
+	mb_run(&e->mad, r, n, end);
 }
 
 /* --- unsolicited MADs: the vendor's receiver thread --- */
@@ -241,7 +266,7 @@ static struct vf_em_macs *learned_of(struct vf_em_state *e)
 /* Should ep be probed this pass?  Absent ones wait 5 s, 10 s, 20 s... */
 static bool probe_due(struct em_ep *ep)
 {
-	return ep->cap != EM_CAP_ABSENT ||
+	return ep->cap != EM_CAP_ABSENT || ep->recon ||
 	       (uint64_t)vf_now_ms() >= ep->next_probe;
 }
 
@@ -258,15 +283,17 @@ static void probe_result(struct vf_em_state *e, struct em_ep *ep,
 		uint64_t wait = (uint64_t)EM_BACKOFF_MS <<
 				(ep->misses < 10 ? ep->misses : 10);
 
-		if (!ep->absent_logged)
+		/* a CA read back after a start need not have one */
+		if (!ep->absent_logged && ep->in_plan)
 			vf_log(VF_LOG_INFO,
 			       "em: port 0x%016" PRIx64 " (LID %u): no VNIC endpoint (%s); probed again later",
 			       ep->guid, ep->lid,
 			       r->state == MB_DONE ? "it answers with an error" :
 			       r->bounced ? "nobody handles the class there" :
 			       "no answer");
-		ep->absent_logged = true;
+		ep->absent_logged = ep->in_plan;
 		ep->cap = EM_CAP_ABSENT;
+		ep->key_ok = false;	/* a new agent there holds none */
 		ep->misses++;
 		ep->next_probe = (uint64_t)vf_now_ms() +
 				 (wait < EM_MAX_BACKOFF_MS ? wait :
@@ -286,7 +313,7 @@ static void probe_result(struct vf_em_state *e, struct em_ep *ep,
 
 /* Steps of the requests, to read their answers. */
 enum { S_CPI, S_SET_CPI, S_P0, S_P1, S_DEL, S_SET_P0, S_SET_P1, S_SCAN,
-       S_MAC, S_FWD, S_CTR };
+       S_MAC, S_FWD, S_CTR, S_KEY, S_SET_KEY, S_RECON };
 
 struct pass {
 	struct mb_req *r;
@@ -313,7 +340,7 @@ static struct mb_req *add(struct pass *ps)
 
 static void run(struct vf_em_state *e, struct pass *ps, uint64_t end)
 {
-	mb_run(&e->mad, ps->r, ps->n, end);
+	em_mb_run(e, ps->r, ps->n, end);
 	ps->mads += ps->n;
 	for (unsigned i = 0; i < ps->n; i++)
 		if (ps->r[i].mad[3] == VF_EMA_SET)
@@ -336,6 +363,54 @@ static void set_cpi(struct mb_req *r, uint16_t sm_lid, uint8_t sm_sl)
 
 static void pass_members(struct vf_em_state *e, struct pass *ps,
 			 uint16_t sm_lid, uint64_t end);
+
+/*
+ * Every CA port the sweep after a start or takeover found is read back
+ * this pass (batch_readback): members and the others alike.
+ */
+static void take_cands(struct vf_em_state *e)
+{
+	for (unsigned i = 0; i < e->ncands; i++) {
+		struct em_ep *ep = find_ep(e, e->cands[i].guid, true);
+
+		if (!ep)
+			break;
+		if (!ep->in_plan) {
+			if (ep->lid != e->cands[i].lid)
+				ep->cpi_ok = false;
+			ep->lid = e->cands[i].lid;
+		}
+		ep->recon = true;
+	}
+	free(e->cands);
+	e->cands = NULL;
+	e->ncands = 0;
+}
+
+/*
+ * A SUBNET UP means the fabric changed: a port came back, or an agent
+ * started (it takes the issm flag: trap 144, a heavy sweep).  Member
+ * ports without an endpoint are probed again now, their back-off reset,
+ * rather than up to 5 minutes later.
+ */
+static void reset_backoff(struct vf_em_state *e)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < e->num_eps; i++) {
+		struct em_ep *ep = &e->eps[i];
+
+		if (!ep->in_plan || ep->cap != EM_CAP_ABSENT)
+			continue;
+		n += ep->next_probe > (uint64_t)vf_now_ms();
+		ep->misses = 0;
+		ep->next_probe = 0;
+	}
+	if (n)
+		vf_log(VF_LOG_INFO,
+		       "em: SUBNET UP: %u member ports without an endpoint probed again now, not after their back-off",
+		       n);
+}
 
 static void do_pass(struct vf_em_state *e, const char *why, bool quiet)
 {
@@ -362,6 +437,9 @@ static void do_pass(struct vf_em_state *e, const char *why, bool quiet)
 		ep->lid = mb->lid;
 		ep->in_plan = true;
 	}
+	take_cands(e);
+	if (!strcmp(why, "sweep"))
+		reset_backoff(e);
 	pass_members(e, &ps, sm_lid, end);
 	free(ps.r);
 	vf_em_state_write(e->p, &e->plan, e->eps, e->num_eps, e->st,
@@ -388,7 +466,8 @@ static void batch_probe(struct vf_em_state *e, struct pass *ps,
 		ep->alive = false;
 		for (unsigned v = 0; v < VF_EMA_MAX_VPORTS; v++)
 			stale |= ep->vp[v].ours && !ep->in_plan;
-		if ((!ep->in_plan && !stale) || !ep->lid || !probe_due(ep))
+		if ((!ep->in_plan && !stale && !ep->recon) || !ep->lid ||
+		    !probe_due(ep))
 			continue;
 		req_init(add(ps), ep->lid, i, 0, S_CPI, VF_EMA_GET,
 			 VF_EMA_CLASS_PORT_INFO, 0);
@@ -405,6 +484,151 @@ static void batch_probe(struct vf_em_state *e, struct pass *ps,
 }
 
 static int fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v);
+
+/*
+ * Say once that ep holds another EM's key: its Sets are refused (0x0300)
+ * until the lease our refused Set started runs out.  k: its EMKeyInfo.
+ */
+static void log_other_key(struct em_ep *ep, const struct vf_ema_key_info *k)
+{
+	if (ep->key_logged)
+		return;
+	ep->key_logged = true;
+	if (!k->lease_s)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF1205: em: port 0x%016" PRIx64 " (LID %u) holds another EM's key with lease 0 (it never runs out): its Sets are refused (0x0300) and it is left as it is; give this SM that EM's em_key",
+		       ep->guid, ep->lid);
+	else
+		vf_log(VF_LOG_WARN,
+		       "em: port 0x%016" PRIx64 " (LID %u) holds another EM's key: its Sets are refused (0x0300) and it is left as it is until its lease runs out, at most %u s from now (lease %u s)",
+		       ep->guid, ep->lid,
+		       k->lease_left_s ? k->lease_left_s : k->lease_s,
+		       k->lease_s);
+}
+
+/* Set EMKeyInfo to the EM's key and lease, carrying the key. */
+static void req_set_key(struct vf_em_state *e, struct mb_req *r,
+			const struct em_ep *ep, unsigned i)
+{
+	struct vf_ema_key_info k = { .key = e->key, .lease_s = e->lease };
+
+	req_init(r, ep->lid, i, 0, S_SET_KEY, VF_EMA_SET, VF_EMA_KEY_INFO, 0);
+	vf_ema_put_key_info(r->mad, &k);
+}
+
+/* Which endpoints hold the EM's key and lease: Get EMKeyInfo with it. */
+static void key_check(struct vf_em_state *e, struct pass *ps, uint64_t end)
+{
+	struct vf_ema_key_info k;
+
+	ps->n = 0;
+	for (unsigned i = 0; i < e->num_eps; i++)
+		if (e->eps[i].alive)
+			req_init(add(ps), e->eps[i].lid, i, 0, S_KEY,
+				 VF_EMA_GET, VF_EMA_KEY_INFO, 0);
+	run(e, ps, end);
+	for (unsigned j = 0; j < ps->n; j++) {
+		struct mb_req *r = &ps->r[j];
+		struct em_ep *ep = &e->eps[r->ep];
+
+		if (!mb_answered(r) ||
+		    vf_ema_get_key_info(r->resp, r->resp_len, &k)) {
+			ep->alive = false;	/* gone since the probe */
+			continue;
+		}
+		/* the key is shown only to a request that carries it */
+		ep->key_ok = k.key == e->key && k.lease_s == e->lease;
+	}
+}
+
+/* ep refused our key (0x0300): log what it holds, the lease is public. */
+static void key_refused(struct vf_em_state *e, struct mb_req *r,
+			struct em_ep *ep, uint64_t end)
+{
+	struct vf_ema_key_info k = { 0 };
+
+	req_init(r, ep->lid, r->ep, 0, S_KEY, VF_EMA_GET, VF_EMA_KEY_INFO, 0);
+	em_mb_run(e, r, 1, end);
+	if (mb_answered(r))
+		vf_ema_get_key_info(r->resp, r->resp_len, &k);
+	log_other_key(ep, &k);
+}
+
+/*
+ * A': the EM key on every endpoint that answered (docs/ethernet-
+ * manager.md, "Authentication").  One that does not hold it (and the
+ * lease) is sent a Set of EMKeyInfo: one that holds none takes it; one
+ * that holds another refuses it, which starts its lease timer, and is
+ * left alone this pass (logged once).  A standby with the same key takes
+ * over at once.
+ */
+static void batch_key(struct vf_em_state *e, struct pass *ps, uint64_t end)
+{
+	key_check(e, ps, end);
+	ps->n = 0;
+	for (unsigned i = 0; i < e->num_eps; i++)
+		if (e->eps[i].alive && !e->eps[i].key_ok)
+			req_set_key(e, add(ps), &e->eps[i], i);
+	run(e, ps, end);
+	for (unsigned j = 0; j < ps->n; j++) {
+		struct mb_req *r = &ps->r[j];
+		struct em_ep *ep = &e->eps[r->ep];
+
+		if (mb_answered(r)) {
+			if (ep->key_logged)
+				vf_log(VF_LOG_INFO,
+				       "em: port 0x%016" PRIx64 " (LID %u) now holds this EM's key",
+				       ep->guid, ep->lid);
+			ep->key_ok = true;
+			ep->key_logged = false;
+			continue;
+		}
+		ep->alive = false;
+		if (r->state == MB_DONE && r->status == VF_EMA_BAD_KEY)
+			key_refused(e, r, ep, end);
+	}
+}
+
+/*
+ * R: after a start or a takeover the EM has no record of what the
+ * endpoints hold, and an endpoint removed from the policy meanwhile
+ * would keep forwarding.  Read part 0 of every vport of every endpoint
+ * that answered; a vport with a vESW the policy does not give it there
+ * is marked the EM's, so that step B deletes it like any stale one.
+ */
+static void batch_readback(struct vf_em_state *e, struct pass *ps,
+			   uint64_t end)
+{
+	struct vf_vesw w;
+
+	ps->n = 0;
+	for (unsigned i = 0; i < e->num_eps; i++) {
+		struct em_ep *ep = &e->eps[i];
+
+		for (unsigned v = 0; ep->recon && ep->alive &&
+		     v < ep->num_vports && v < VF_EMA_MAX_VPORTS; v++)
+			req_init(add(ps), ep->lid, i, v, S_RECON, VF_EMA_GET,
+				 VF_EMA_VESWPORT_INFO,
+				 vf_ema_amod(v, VF_EMA_PART_VESW));
+	}
+	run(e, ps, end);
+	for (unsigned k = 0; k < ps->n; k++) {
+		struct mb_req *r = &ps->r[k];
+		struct em_ep *ep = &e->eps[r->ep];
+
+		if (!mb_answered(r) ||
+		    vf_ema_get_vesw(r->resp, r->resp_len, &w) || !w.vesw_id ||
+		    (ep->in_plan && vf_em_find(&e->plan, ep->guid, r->vport) >= 0))
+			continue;
+		vf_log(VF_LOG_INFO,
+		       "em: port 0x%016" PRIx64 " (LID %u) vport %u holds vESW %u, which the policy does not give it: removing it",
+		       ep->guid, ep->lid, r->vport, w.vesw_id);
+		ep->vp[r->vport].ours = true;
+		ep->vp[r->vport].vesw_id = w.vesw_id;
+	}
+	for (unsigned i = 0; i < e->num_eps; i++)
+		e->eps[i].recon = false;
+}
 
 /*
  * B': the host lists whose generation moved since the EM last fetched
@@ -516,6 +740,8 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 	if (!learned || !tbl)
 		goto out;
 	batch_probe(e, ps, sm_lid, end);
+	batch_key(e, ps, end);
+	batch_readback(e, ps, end);
 
 	/* B: trap LID, both parts of every member vport, stale vports */
 	ps->n = 0;
@@ -789,7 +1015,7 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 			 VF_EMA_GET, VF_EMA_SUMMARY_COUNTERS,
 			 vf_ema_amod(mb->vport, 0))->member = m;
 	}
-	mb_run(&e->mad, ps->r, ps->n, end);
+	em_mb_run(e, ps->r, ps->n, end);
 	ps->mads += ps->n;
 	for (unsigned k = 0; k < ps->n; k++) {
 		struct em_member_st *st = &e->st[ps->r[k].member];
@@ -827,7 +1053,7 @@ static int fetch_ucast(struct vf_em_state *e, struct em_ep *ep, unsigned v)
 		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
 			 VF_EMA_IFACE_UCAST_MACS, vf_ema_amod(v, 0));
 		vf_ema_put_mac_list(r.mad, &l);
-		mb_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		em_mb_run(e, &r, 1, (uint64_t)vf_now_ms() + 5000);
 		if (!mb_answered(&r) ||
 		    vf_ema_get_mac_list(r.resp, r.resp_len, false, &l) ||
 		    l.start_idx != got)
@@ -893,7 +1119,7 @@ static bool handle_trap(struct vf_em_state *e, const struct em_trap_ev *ev)
 		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
 			 VF_EMA_IFACE_MCAST_MACS, vf_ema_amod(v, 0));
 		vf_ema_put_mac_list(r.mad, &l);
-		mb_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		em_mb_run(e, &r, 1, (uint64_t)vf_now_ms() + 5000);
 		if (mb_answered(&r) &&
 		    !vf_ema_get_mac_list(r.resp, r.resp_len, false, &l))
 			vf_log(VF_LOG_INFO,
@@ -905,7 +1131,7 @@ static bool handle_trap(struct vf_em_state *e, const struct em_trap_ev *ev)
 		req_init(&r, ep->lid, 0, v, 0, VF_EMA_GET,
 			 VF_EMA_VESWPORT_INFO,
 			 vf_ema_amod(v, VF_EMA_PART_VPORT));
-		mb_run(&e->mad, &r, 1, (uint64_t)vf_now_ms() + 5000);
+		em_mb_run(e, &r, 1, (uint64_t)vf_now_ms() + 5000);
 		if (mb_answered(&r) &&
 		    !vf_ema_get_vport(r.resp, r.resp_len, e->scratch, NULL))
 			vf_log(VF_LOG_INFO,
@@ -945,6 +1171,12 @@ static void *em_main(void *arg)
 			continue;
 		}
 		e->next = NULL;
+		if (e->next_cands) {
+			free(e->cands);
+			e->cands = e->next_cands;
+			e->ncands = e->next_ncands;
+			e->next_cands = NULL;
+		}
 		memcpy(traps, e->traps, nt * sizeof(*traps));
 		e->num_traps = 0;
 		pthread_mutex_unlock(&e->lock);
@@ -1013,6 +1245,56 @@ fail:
 	return NULL;
 }
 
+/* Is port guid another SM (not a NOTACTIVE agent)?  Lock held. */
+static bool other_sm(osm_subn_t *subn, ib_net64_t guid)
+{
+	const osm_remote_sm_t *r =
+		(const osm_remote_sm_t *)cl_qmap_get(&subn->sm_guid_tbl, guid);
+
+	return r != (const osm_remote_sm_t *)cl_qmap_end(&subn->sm_guid_tbl) &&
+	       ib_sminfo_get_state(&r->smi) != IB_SMINFO_STATE_NOTACTIVE;
+}
+
+/*
+ * The CA ports to read back after a start or takeover: every one with a
+ * LID but the SM's own and other SMs' (a standby OpenSM has not bound
+ * class 0x3B: under ibsim a MAD of it kills the process).  Endpoint
+ * agents take the issm flag too, but answer SMInfo NOTACTIVE.
+ */
+static struct em_cand *collect_cands(struct vf_plugin *p, unsigned *n)
+{
+	osm_subn_t *subn = &p->osm->subn;
+	struct em_cand *c;
+	unsigned cap, k = 0;
+
+	cl_plock_acquire(&p->osm->lock);
+	cap = (unsigned)cl_qmap_count(&subn->port_guid_tbl);
+	c = calloc(cap + 1, sizeof(*c));
+	for (cl_map_item_t *i = cl_qmap_head(&subn->port_guid_tbl);
+	     c && i != cl_qmap_end(&subn->port_guid_tbl);
+	     i = cl_qmap_next(i)) {
+		osm_port_t *port = (osm_port_t *)i;
+		uint16_t lid = cl_ntoh16(osm_port_get_base_lid(port));
+
+		if (osm_node_get_type(port->p_node) != IB_NODE_TYPE_CA ||
+		    !lid || port->guid == subn->sm_port_guid ||
+		    other_sm(subn, port->guid) || k >= cap)
+			continue;
+		c[k].guid = cl_ntoh64(port->guid);
+		c[k++].lid = lid;
+	}
+	cl_plock_release(&p->osm->lock);
+	*n = k;
+	return c;
+}
+
+void vf_em_state_change(struct vf_plugin *p)
+{
+	/* out of MASTER: whatever comes back as master reads back */
+	if (p->em)
+		p->em->recon_due = true;
+}
+
 /*
  * Bind class 0x3B once.  Binding it is also what keeps OpenSM alive under
  * ibsim: a MAD of a class nobody registered kills the umad2sim client that
@@ -1065,7 +1347,25 @@ void vf_em_subnet_up(struct vf_plugin *p)
 		}
 		e->running = true;
 	}
-	pthread_mutex_lock(&e->lock);
+	if (e->recon_due) {
+		unsigned n = 0;
+		struct em_cand *c = collect_cands(p, &n);
+
+		if (c) {
+			vf_log(VF_LOG_INFO,
+			       "em: first pass as master: reading back the vESWs of %u CA ports",
+			       n);
+			e->recon_due = false;
+		}
+		pthread_mutex_lock(&e->lock);
+		if (c) {
+			free(e->next_cands);
+			e->next_cands = c;
+			e->next_ncands = n;
+		}
+	} else {
+		pthread_mutex_lock(&e->lock);
+	}
 	if (e->next) {
 		vf_em_plan_free(e->next);
 		free(e->next);
@@ -1073,6 +1373,31 @@ void vf_em_subnet_up(struct vf_plugin *p)
 	e->next = pl;
 	pthread_cond_signal(&e->cond);
 	pthread_mutex_unlock(&e->lock);
+}
+
+/*
+ * em_key, or a random one: an SM that made its own key can configure the
+ * endpoints it sets it on, but no other EM (nor a host) can guess it.
+ */
+static uint64_t make_key(const struct vf_options *o)
+{
+	uint64_t k = o->em_key;
+	int fd;
+
+	while (!k) {
+		if (getrandom(&k, sizeof(k), 0) == (ssize_t)sizeof(k))
+			continue;
+		fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, &k, sizeof(k)) != (ssize_t)sizeof(k)) {
+			vf_log(VF_LOG_ERROR,
+			       "ERR VF1206: em: no random source for the EM key; set em_key");
+			k = (uint64_t)vf_now_ms() * 0x9E3779B97F4A7C15ull ^
+			    (uint64_t)getpid();
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return k;
 }
 
 int vf_em_create(struct vf_plugin *p)
@@ -1088,6 +1413,9 @@ int vf_em_create(struct vf_plugin *p)
 		return -ENOMEM;
 	}
 	e->p = p;
+	e->key = make_key(&p->opts);
+	e->lease = (uint16_t)p->opts.em_key_lease;
+	e->recon_due = true;	/* the endpoints may hold anything */
 	mb_init(&e->mad, p, &(struct mb_params){
 		.mgmt_class = VF_EMA_CLASS,
 		.class_version = VF_EMA_CLASS_VERSION,
@@ -1126,6 +1454,8 @@ void vf_em_destroy(struct vf_plugin *p)
 	if (e->have_plan)
 		vf_em_plan_free(&e->plan);
 	free(e->eps);
+	free(e->cands);
+	free(e->next_cands);
 	free(e->st);
 	free(e->scratch);
 	pthread_cond_destroy(&e->cond);

@@ -46,6 +46,10 @@ struct em_ep {
 	uint64_t next_probe;		/* absent: not before (vf_now_ms) */
 	bool absent_logged;
 	bool cpi_ok;			/* its trap LID is the SM's */
+	bool key_ok;			/* it holds the EM's key */
+	bool key_logged;		/* "holds another key" said */
+	bool recon;			/* read back this pass (not a member:
+					 * found after a start or takeover) */
 	bool in_plan, alive;		/* this pass */
 	struct em_vp vp[VF_EMA_MAX_VPORTS];
 };

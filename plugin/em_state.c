@@ -16,6 +16,7 @@
 #include "partition/filewrite.h"
 #include "plugin/em.h"
 #include "plugin/plugin.h"
+#include "routing/jsonout.h"
 #include "routing/log.h"
 
 #define STATE_FILE "vfabric-em-state.json"
@@ -63,6 +64,45 @@ static const char *const state_names[] = {
 	"pending", "configured", "unchanged", "no-endpoint", "failed",
 };
 
+/* str as a JSON string, escaped as vfabric-em's output is. */
+static void json_str(struct buf *b, const char *str)
+{
+	char *esc = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&esc, &n);
+
+	if (!f) {
+		b->oom = true;
+		return;
+	}
+	vf_json_string(f, str);
+	if (fclose(f)) {
+		b->oom = true;
+	} else {
+		out(b, "%s", esc);
+	}
+	free(esc);
+}
+
+/*
+ * The names vfabric-em show --json gives the same fields, so that a
+ * reader of both sees one type: config/oper state and the link as names.
+ */
+static const char *vport_state(unsigned s)
+{
+	static const char *const n[] = { "NOP", "DROP_ALL", "INIT",
+					 "FORWARDING" };
+
+	return s < 4 ? n[s] : "?";
+}
+
+static const char *link_name(unsigned s)
+{
+	static const char *const n[] = { "unknown", "up", "down" };
+
+	return s < 3 ? n[s] : "?";
+}
+
 static void mac(struct buf *b, const uint8_t m[6])
 {
 	out(b, "\"%02x:%02x:%02x:%02x:%02x:%02x\"", m[0], m[1], m[2], m[3],
@@ -77,14 +117,24 @@ static void member(struct buf *b, const struct vf_em_member *mb,
 	out(b, "{\"guid\": \"0x%016" PRIx64 "\", \"lid\": %u, \"vport\": %u, \"state\": \"%s\", \"base_mac\": ",
 	    mb->guid, mb->lid, mb->vport, state_names[st->state]);
 	mac(b, mb->want.base_mac);
-	out(b, ", \"port_num\": %u, \"config_state\": %u, \"oper_state\": %u, \"eth_link_status\": %u, \"mac_entries\": %u, \"mac_tbl_digest\": %u, \"host_macs\": [",
-	    mb->want.port_num, st->config_state, st->oper_state, st->link,
+	out(b, ", \"port_num\": %u, \"config_state\": \"%s\", \"oper_state\": \"%s\", \"link\": \"%s\", \"mac_entries\": %u, \"mac_tbl_digest\": %u, \"host_macs\": [",
+	    mb->want.port_num, vport_state(st->config_state),
+	    vport_state(st->oper_state), link_name(st->link),
 	    ep ? ep->vp[mb->vport].mac_n : 0, st->want_digest);
 	for (unsigned k = 0; ep && k < ep->vp[mb->vport].num_uc; k++) {
 		out(b, k ? ", " : "");
 		mac(b, ep->vp[mb->vport].uc[k]);
 	}
 	out(b, "]");
+	if (ep && ep->cap == EM_CAP_ABSENT) {
+		/* when the back-off lets it be probed again (a SUBNET UP
+		 * probes it at once) */
+		double now = vf_now_ms();
+
+		out(b, ", \"probe_in_ms\": %.0f",
+		    (double)ep->next_probe > now ?
+		    (double)ep->next_probe - now : 0.0);
+	}
 	if (st->ctr_ok)
 		out(b, ", \"counters\": {\"tx_packets\": %" PRIu64 ", \"rx_packets\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx_errors\": %" PRIu64 ", \"rx_errors\": %" PRIu64 ", \"tx_unicast\": %" PRIu64 ", \"tx_mcastbcast\": %" PRIu64 ", \"rx_unicast\": %" PRIu64 ", \"rx_mcastbcast\": %" PRIu64 "}",
 		    c->tx_packets, c->rx_packets, c->tx_bytes, c->rx_bytes,
@@ -113,8 +163,11 @@ void vf_em_state_write(struct vf_plugin *p, const struct vf_em_plan *pl,
 		const struct vf_vesw *v = w->count ?
 			&pl->members[w->first].want.vesw : NULL;
 
-		out(&b, "%s\n {\"name\": \"%s\", \"id\": %u, \"pkey\": \"0x%04x\", \"eth_mtu\": %u, \"u_mcast_dlid\": %u, \"def_port_mask\": %u, \"members\": [",
-		    i ? "," : "", w->name, w->id, w->pkey,
+		out(&b, "%s\n {\"name\": ", i ? "," : "");
+		json_str(&b, w->name);
+		/* the P_Key a number, as vfabric-em show --json has it */
+		out(&b, ", \"id\": %u, \"pkey\": %u, \"eth_mtu\": %u, \"u_mcast_dlid\": %u, \"def_port_mask\": %u, \"members\": [",
+		    w->id, w->pkey,
 		    v ? v->eth_mtu : 0, v ? v->u_mcast_dlid : 0,
 		    v ? v->def_port_mask : 0);
 		for (unsigned m = w->first; m < w->first + w->count; m++) {

@@ -87,6 +87,7 @@ void vf_options_default(struct vf_options *o)
 	o->config_poll = 5;
 	o->config_settle = 2;
 	o->sa_record_budget = VF_SA_RECORD_BUDGET;
+	o->em_key_lease = VF_EM_KEY_LEASE;
 	o->on_config_error = VF_ON_ERROR_LAST_GOOD;
 	o->path_selection = -1;
 	o->partition_routing = -1;
@@ -403,6 +404,18 @@ static int parse_key(const char *v, uint64_t *out)
 	return 0;
 }
 
+/* em_key_lease=, ar_key_lease=SECONDS: 0-65535, the 16 bits of
+ * EMKeyInfo and ARKeyInfo. */
+static int parse_lease(const char *v, unsigned *out)
+{
+	unsigned n;
+
+	if (parse_budget(v, &n) || n > UINT16_MAX)
+		return -1;
+	*out = n;
+	return 0;
+}
+
 char *vf_options_redacted(const char *text)
 {
 	static const char hidden[] = "<hidden>";
@@ -487,6 +500,10 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_bool(val, &o->sa_log);
 	else if (!strcmp(key, "sa_record_budget"))
 		rc = parse_budget(val, &o->sa_record_budget);
+	else if (!strcmp(key, "em_key"))
+		rc = parse_key(val, &o->em_key);
+	else if (!strcmp(key, "em_key_lease"))
+		rc = parse_lease(val, &o->em_key_lease);
 	else if (!strcmp(key, "path_selection"))
 		rc = parse_path_selection(val, &o->path_selection);
 	else if (!strcmp(key, "ar_enable"))
@@ -504,17 +521,19 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 	else if (!strcmp(key, "ar_key"))
 		rc = parse_key(val, &o->ar_key);
 	else if (!strcmp(key, "ar_key_lease"))
-		rc = parse_seconds(val, &o->ar_key_lease);
+		rc = parse_lease(val, &o->ar_key_lease);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease); ignored",
 		       key);
 		return -1;
 	}
 	if (rc)
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: bad value '%s' for %s; default kept",
-		       is_key(key) ? "<hidden>" : val, key);
+		       "ERR VF0102: event_plugin_options: bad value '%s' for %s; default kept%s",
+		       is_key(key) ? "<hidden>" : val, key,
+		       is_key(key) ? " (want 1-16 hex digits; 0 = a random key)" :
+		       "");
 	return rc;
 }
 

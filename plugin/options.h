@@ -29,6 +29,8 @@
 /* Default sa_record_budget: four of the largest PathRecord answers (65,536
  * records) a second for each requester port. */
 #define VF_SA_RECORD_BUDGET 262144u
+/* Default em_key_lease: what an endpoint gives an unknown SM to wait. */
+#define VF_EM_KEY_LEASE 60u
 
 /* Default ar_key_lease: a minute, as a new master SM waits at most that
  * before it can give the switches its own AR_Key. */
@@ -88,6 +90,14 @@ struct vf_options {
 					 * may build for one requester port a
 					 * second (plugin/sa_budget.c); 0: no
 					 * limit */
+	/*
+	 * The EM key (docs/ethernet-manager.md, "Authentication"):
+	 * em_key=HEX, 0 (the default) = a random key made at start;
+	 * em_key_lease=SECONDS an endpoint keeps it with no Set carrying
+	 * it once another SM's Set was refused (default 60, 0 = forever).
+	 */
+	uint64_t em_key;
+	unsigned em_key_lease;
 	int path_selection;		/* path_selection=minimal|pairwise|
 					 * orderall|srcdstall (LMC paths in
 					 * PathRecords); -1: the config's */
@@ -102,7 +112,7 @@ struct vf_options {
 	int ar_algorithm, ar_frequency, ar_threshold;
 	/*
 	 * ar_key=HEX: the AR_Key the switches are given (0: a random key
-	 * of this start); ar_key_lease=0-3600 s, how long a switch keeps a
+	 * of this start); ar_key_lease=0-65535 s, how long a switch keeps a
 	 * key no request carries from the master SM (0: for ever).
 	 * Redacted wherever the options are logged.
 	 */

@@ -156,6 +156,10 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 		vf_ar_heavy_sweep(p);
 		return;
 	}
+	if (id == OSM_EVENT_ID_STATE_CHANGE) {
+		vf_em_state_change(p);
+		return;
+	}
 	if (id == OSM_EVENT_ID_SUBNET_UP) {
 		vf_partitions_verify(p);
 		/*

@@ -285,6 +285,8 @@ void vf_ar_destroy(struct vf_plugin *p);
  */
 int vf_em_create(struct vf_plugin *p);
 void vf_em_subnet_up(struct vf_plugin *p);
+/* OpenSM's SM state changed (left MASTER): read back at the next pass. */
+void vf_em_state_change(struct vf_plugin *p);
 void vf_em_destroy(struct vf_plugin *p);
 
 /* Watch the configuration file (config_poll); a change asks for a heavy

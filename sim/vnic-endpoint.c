@@ -37,6 +37,7 @@
 
 #include <infiniband/umad.h>
 
+#include "sim/errfilter.h"
 #include "sim/vnic-endpoint.h"
 
 #define EXIT_USAGE 2
@@ -506,5 +507,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_stop);
 	signal(SIGINT, on_stop);
 	signal(SIGUSR1, on_report);
+	/* umad2sim's line for every MAD received (sim/errfilter.h) */
+	if (vf_errfilter_start(VF_UMAD2SIM_SIZE_LINE, &ep.umad2sim_lines))
+		fprintf(stderr, "vnic-endpoint: cannot filter stderr: umad2sim's size lines will show\n");
 	return serve(&ep);
 }

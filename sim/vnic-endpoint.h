@@ -26,6 +26,7 @@ struct vnic_mgmt_stats {
 	uint64_t ignored;		/* responses, traps, runts */
 	uint64_t traps_sent, traps_bounced, traps_received;
 	uint64_t tap_errors;		/* the TAP refused a MAC or MTU */
+	uint64_t refusals_logged;	/* refused Sets printed one by one */
 	struct vf_ema_trap last_trap;	/* the last one received */
 };
 
@@ -43,6 +44,9 @@ struct endpoint {
 	struct vf_tap tap;
 	const char *tap_name, *netns, *state_file;
 	unsigned lid;			/* 0: ask PortInfo */
+	uint16_t sm_lid;		/* PortInfo.MasterSMLID, as last read */
+	bool in_smp;			/* reading it: MADs meanwhile use the
+					 * one held */
 	bool mac_set;			/* else the section 8 MAC */
 	bool host_up;			/* the TAP's IFF_UP as last seen */
 	bool refused_logged;		/* up without a vESW: said once */
@@ -55,6 +59,7 @@ struct endpoint {
 	unsigned long tx_bounced;	/* ibsim returned it: nobody there */
 	unsigned long rx_host_errors;	/* the TAP refused a frame */
 	uint64_t dumped_mads;		/* traffic at the last state dump */
+	volatile uint64_t umad2sim_lines;	/* its size lines dropped */
 	pthread_mutex_t lock;		/* dp, ema, counters */
 	uint8_t *txbuf;			/* umad buffer of the TAP thread */
 	uint8_t frame[VNIC_FRAME_BUF];	/* received, to the TAP */

@@ -18,6 +18,10 @@
 #include "sim/vnic-endpoint.h"
 #include "vnic/dp-ema.h"
 
+#define ATTR_PORT_INFO 0x0015
+#define SMP_WAIT_MS 2000
+#define REFUSALS_LOGGED 10	/* then only counted (state dump) */
+
 uint64_t vnic_now_ms(void)
 {
 	struct timespec ts;
@@ -85,13 +89,63 @@ static void send_trap(struct endpoint *ep)
 	       c->trap_lid);
 }
 
+/*
+ * The master SM's LID as a CA knows it: PortInfo.MasterSMLID of its own
+ * port, which the SM sets.  Read again when a Set comes from another LID,
+ * so that a new master (a takeover) is followed; while it is read (MADs
+ * that arrive meanwhile are handled from inside), the one held is used.
+ */
+static uint16_t master_sm_lid(struct endpoint *ep, uint16_t slid)
+{
+	uint8_t d[VF_UMADSIM_SMP_DATA];
+
+	if (slid == ep->sm_lid || ep->in_smp)
+		return ep->sm_lid;
+	ep->in_smp = true;
+	if (!vf_umadsim_local_smp(&ep->u, ATTR_PORT_INFO,
+				  (uint32_t)ep->u.portnum, d, SMP_WAIT_MS))
+		ep->sm_lid = (uint16_t)(d[18] << 8 | d[19]);
+	ep->in_smp = false;
+	return ep->sm_lid;
+}
+
+/* Say why a Set was refused, the first few times (then only count). */
+static void log_refused(struct endpoint *ep, const uint8_t *req,
+			uint16_t slid, uint16_t st)
+{
+	const char *more = "";
+	char an[8], why[64];
+
+	if (st != VF_EMA_NOT_SM && st != VF_EMA_BAD_KEY)
+		return;
+	if (++ep->ms.refusals_logged > REFUSALS_LOGGED)
+		return;
+	if (ep->ms.refusals_logged == REFUSALS_LOGGED)
+		more = " (further refusals are only counted)";
+	if (st == VF_EMA_NOT_SM)
+		snprintf(why, sizeof(why),
+			 "not the master SM's port (LID %u)", ep->sm_lid);
+	else
+		snprintf(why, sizeof(why), "it does not carry the EM key");
+	printf("vnic-endpoint: refused Set %s from LID %u (status 0x%04x): %s%s\n",
+	       vf_ema_attr_name((uint16_t)(req[16] << 8 | req[17]), an), slid,
+	       st, why, more);
+}
+
 void vnic_mgmt_mad(struct endpoint *ep, int len)
 {
-	const uint8_t *mad = umad_get_mad(ep->u.rbuf);
-	ib_mad_addr_t *addr = umad_get_mad_addr(ep->u.rbuf);
-	uint8_t *reply = umad_get_mad(ep->u.sbuf);
+	uint8_t mad[VF_UMADSIM_MAD_SIZE];
+	ib_mad_addr_t addr = *umad_get_mad_addr(ep->u.rbuf);
+	uint8_t *reply;
 	struct vf_ema_slot *s = &ep->ema.slot[0];
+	struct vf_ema_src src = { .slid = ntohs(addr.lid),
+				  .now_ms = vnic_now_ms() };
 	size_t n;
+
+	if (len > VF_UMADSIM_MAD_SIZE)
+		len = VF_UMADSIM_MAD_SIZE;
+	/* apart from rbuf and sbuf: reading PortInfo below uses them */
+	memcpy(mad, umad_get_mad(ep->u.rbuf), (size_t)len);
 
 	ep->dirty = true;
 	if (umad_status(ep->u.rbuf)) {
@@ -106,8 +160,12 @@ void vnic_mgmt_mad(struct endpoint *ep, int len)
 	    vf_ema_get_trap(mad, (size_t)len, &ep->ms.last_trap) == VF_EMA_OK)
 		ep->ms.traps_received++;	/* another endpoint's: kept
 						 * for the dump only */
+	src.sm_lid = ep->sm_lid;
+	if (len > 3 && mad[3] == VF_EMA_SET)
+		src.sm_lid = master_sm_lid(ep, src.slid);
 	vf_dp_ema_counters(&ep->dp.c, &s->summary, &s->errors);
-	n = vf_ema_agent_handle(&ep->ema, mad, (size_t)len, reply,
+	reply = umad_get_mad(ep->u.sbuf);
+	n = vf_ema_agent_handle(&ep->ema, mad, (size_t)len, &src, reply,
 				VF_UMADSIM_MAD_SIZE);
 	if (!n) {
 		ep->ms.ignored++;
@@ -116,8 +174,9 @@ void vnic_mgmt_mad(struct endpoint *ep, int len)
 	ep->ms.requests++;
 	if (reply[4] || reply[5])
 		ep->ms.errors++;
-	vf_umadsim_send(&ep->u, ep->ema_id, ntohs(addr->lid),
-			(int)ntohl(addr->qpn), VF_EMA_MAD_SIZE);
+	log_refused(ep, mad, src.slid, (uint16_t)(reply[4] << 8 | reply[5]));
+	vf_umadsim_send(&ep->u, ep->ema_id, src.slid, (int)ntohl(addr.qpn),
+			VF_EMA_MAD_SIZE);
 	vnic_mgmt_sync_tap(ep);
 }
 
@@ -180,6 +239,13 @@ static void track_mac(struct endpoint *ep)
 void vnic_mgmt_tick(struct endpoint *ep)
 {
 	int up = vf_tap_is_up(&ep->tap);
+
+	if (vf_ema_agent_expire(&ep->ema, vnic_now_ms())) {
+		/* recovery after a takeover: the new EM may set its key */
+		printf("vnic-endpoint: the EM key's lease of %u s ran out with no Set carrying the key: key cleared\n",
+		       ep->ema.auth.lease_s);
+		ep->dirty = true;
+	}
 
 	if (up < 0)
 		return;
@@ -254,6 +320,15 @@ void vnic_print_state(struct endpoint *ep, FILE *out)
 		(unsigned long long)m->traps_bounced,
 		(unsigned long long)m->traps_received,
 		(unsigned long long)m->tap_errors);
+	/* the key itself is never shown: the lease and the refusals are */
+	fprintf(out, "ema_sm_lid %u\nema_key_held %d\nema_key_lease %u\n"
+		"ema_key_lease_running %d\nema_refused_not_sm %llu\n"
+		"ema_refused_bad_key %llu\nema_key_expired %llu\n",
+		ep->sm_lid, ep->ema.auth.key != 0, ep->ema.auth.lease_s,
+		ep->ema.auth.lease_running,
+		(unsigned long long)ep->ema.auth.not_sm,
+		(unsigned long long)ep->ema.auth.bad_key,
+		(unsigned long long)ep->ema.auth.expired);
 	if (m->traps_received)
 		fprintf(out, "last_trap issuer %u vesw %u port_num %u vport %u opcode %u\n",
 			m->last_trap.issuer_lid, m->last_trap.vesw_id,
@@ -262,6 +337,9 @@ void vnic_print_state(struct endpoint *ep, FILE *out)
 	vf_dp_print_counters(&ep->dp.c, "", out);
 	fprintf(out, "tx_send_errors %lu\ntx_bounced %lu\nrx_host_errors %lu\n",
 		ep->tx_send_errors, ep->tx_bounced, ep->rx_host_errors);
+	fprintf(out, "umad2sim_size_lines %llu\n",
+		(unsigned long long)__atomic_load_n(&ep->umad2sim_lines,
+						    __ATOMIC_RELAXED));
 }
 
 void vnic_write_state(struct endpoint *ep)

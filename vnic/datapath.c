@@ -421,8 +421,12 @@ static size_t deliver(struct vf_dp *dp, const uint8_t *pkt, size_t n,
 		c->rx_drop_state++;
 		return 0;
 	}
-	/* the HFI's P_Key check; the membership bit does not count */
-	if ((h.pkey & 0x7fff) != (vp->vesw.pkey & 0x7fff)) {
+	/*
+	 * The HFI's P_Key check (IBA 10.9.3), which the simulated fabric
+	 * does not make: the same partition, and not two limited members.
+	 */
+	if ((h.pkey & 0x7fff) != (vp->vesw.pkey & 0x7fff) ||
+	    !((h.pkey | vp->vesw.pkey) & 0x8000)) {
 		c->rx_bad_pkey++;
 		return 0;
 	}

@@ -65,6 +65,7 @@ void vf_ema_vport_update_state(struct vf_vport *v)
 /* A request being answered: its header and the reply being built. */
 struct call {
 	struct vf_ema_agent *a;
+	const struct vf_ema_src *src;
 	const uint8_t *req;
 	size_t len;
 	struct vf_ema_hdr h;
@@ -270,6 +271,87 @@ static uint16_t counters(struct call *c, bool errors)
 	return vf_ema_put_summary(c->reply, c->part, &id, &s->summary);
 }
 
+bool vf_ema_agent_expire(struct vf_ema_agent *a, uint64_t now_ms)
+{
+	struct vf_ema_auth *k = &a->auth;
+
+	if (!k->lease_running || now_ms < k->lease_end_ms)
+		return false;
+	k->lease_running = false;
+	k->key = 0;	/* a new EM may now set its own */
+	k->expired++;
+	return true;
+}
+
+/* A counter in 32 bits: saturates rather than wraps to look fresh. */
+static uint32_t sat32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/*
+ * EMKeyInfo.  A Get shows the key only to a request that carries it:
+ * the lease and the refusals are no secret, the key is.
+ */
+static uint16_t key_info(struct call *c)
+{
+	struct vf_ema_auth *k = &c->a->auth;
+	struct vf_ema_key_info in, out = { 0 };
+	bool knows;
+
+	if (c->h.attr_mod)
+		return VF_EMA_BAD_FIELD;
+	knows = k->key && vf_ema_get_key(c->req, c->len) == k->key;
+	if (c->h.method == VF_EMA_SET) {
+		uint16_t st = vf_ema_get_key_info(c->req, c->len, &in);
+
+		if (st != VF_EMA_OK)
+			return st;
+		k->key = in.key;
+		k->lease_s = in.lease_s;
+		k->lease_running = false;
+		knows = true;
+	}
+	out.key = knows ? k->key : 0;
+	out.lease_s = k->lease_s;
+	out.flags = k->key ? VF_EMA_KEY_HELD : 0;
+	if (k->lease_running && k->lease_end_ms > c->src->now_ms)
+		out.lease_left_s = sat32((k->lease_end_ms - c->src->now_ms +
+					  999) / 1000);
+	out.not_sm = sat32(k->not_sm);
+	out.bad_key = sat32(k->bad_key);
+	out.expired = sat32(k->expired);
+	vf_ema_put_key_info(c->reply, &out);
+	return VF_EMA_OK;
+}
+
+/*
+ * May this Set change anything?  Only from the master SM's port (the
+ * SLID is the fabric's: a host cannot choose it), and with the key once
+ * one is held.  A wrong key starts the lease timer (if not running): the
+ * master SM that does not know the key takes over when it runs out.
+ */
+static uint16_t authenticate(struct call *c)
+{
+	struct vf_ema_auth *k = &c->a->auth;
+
+	if (!c->src->slid || c->src->slid != c->src->sm_lid) {
+		k->not_sm++;
+		return VF_EMA_NOT_SM;
+	}
+	if (k->key && vf_ema_get_key(c->req, c->len) != k->key) {
+		k->bad_key++;
+		if (k->lease_s && !k->lease_running) {
+			k->lease_running = true;
+			k->lease_end_ms = c->src->now_ms +
+					  (uint64_t)k->lease_s * 1000;
+		}
+		return VF_EMA_BAD_KEY;
+	}
+	k->lease_running = false;	/* the key is known: no takeover */
+	return VF_EMA_OK;
+}
+
 static uint16_t dispatch(struct call *c)
 {
 	switch (c->h.attr_id) {
@@ -281,14 +363,16 @@ static uint16_t dispatch(struct call *c)
 	case VF_EMA_DELETE_VESW: return delete_vesw(c);
 	case VF_EMA_SUMMARY_COUNTERS: return counters(c, false);
 	case VF_EMA_ERROR_COUNTERS: return counters(c, true);
+	case VF_EMA_KEY_INFO: return key_info(c);
 	}
 	return VF_EMA_BAD_ATTR;	/* vf_ema_check_request let none through */
 }
 
 size_t vf_ema_agent_handle(struct vf_ema_agent *a, const uint8_t *req,
-			   size_t req_len, uint8_t *reply, size_t reply_cap)
+			   size_t req_len, const struct vf_ema_src *src,
+			   uint8_t *reply, size_t reply_cap)
 {
-	struct call c = { .a = a, .req = req, .len = req_len,
+	struct call c = { .a = a, .src = src, .req = req, .len = req_len,
 			  .reply = reply };
 	uint8_t method;
 	uint16_t st;
@@ -302,7 +386,12 @@ size_t vf_ema_agent_handle(struct vf_ema_agent *a, const uint8_t *req,
 		return 0;
 	memset(reply, 0, VF_EMA_MAD_SIZE);
 	memcpy(reply, req, req_len < VF_EMA_DATA ? req_len : VF_EMA_DATA);
+	/* the key stays with whoever sent it: no answer carries one */
+	memset(reply + VF_EMA_RMPP_OFF, 0, VF_EMA_RMPP_SIZE);
+	vf_ema_agent_expire(a, src->now_ms);
 	st = vf_ema_check_request(req, req_len, &c.h);
+	if (st == VF_EMA_OK && c.h.method == VF_EMA_SET)
+		st = authenticate(&c);
 	reply[3] = st == VF_EMA_BAD_METHOD ? (uint8_t)(method | 0x80) :
 					     VF_EMA_GET_RESP;
 	if (st == VF_EMA_OK) {

@@ -46,11 +46,35 @@ struct vf_ema_slot {
 	unsigned traps_in_window;
 };
 
+/*
+ * Who may Set (docs/ema-protocol.md, "Authentication"): the master SM's
+ * port, carrying the EM key once one is held.  The key is like M_Key: a
+ * Set with another key starts the lease timer, and a lease that runs out
+ * with no Set carrying the key clears it, so that an EM that never knew
+ * it (a new SM after a takeover) can set its own.
+ */
+struct vf_ema_auth {
+	uint64_t key;			/* 0: none held, any Set key passes */
+	uint16_t lease_s;		/* 0: the key never runs out */
+	bool lease_running;
+	uint64_t lease_end_ms;		/* when it runs out, if running */
+	uint64_t not_sm, bad_key;	/* Sets refused, by reason */
+	uint64_t expired;		/* keys cleared by the lease */
+};
+
+/* Where a request came from, as the caller knows it. */
+struct vf_ema_src {
+	uint16_t slid;			/* the fabric's, not the MAD's */
+	uint16_t sm_lid;		/* the port's MasterSMLID (PortInfo) */
+	uint64_t now_ms;		/* a monotonic clock, for the lease */
+};
+
 struct vf_ema_agent {
 	uint16_t phys_port;
 	unsigned num_vports;		/* indexes 0..num_vports-1 */
 	struct vf_ema_cpi cpi;		/* as the EM set it */
 	uint32_t trap_tid;		/* last trap's TID */
+	struct vf_ema_auth auth;	/* changed by refused Sets too */
 	struct vf_vport scratch;	/* a decoded Set, checked before use */
 	struct vf_ema_slot slot[VF_EMA_MAX_VPORTS];
 };
@@ -60,14 +84,24 @@ int vf_ema_agent_init(struct vf_ema_agent *a, uint16_t phys_port,
 		      unsigned num_vports);
 
 /*
- * Answer request req[0..req_len): write the reply (a GetResp echoing
- * the request's header and OUI, with the status) into reply and return
- * its length, VF_EMA_MAD_SIZE; 0 when there is nothing to answer (a
- * response, Trap or TrapRepress, shorter than a MAD header, or
- * reply_cap < VF_EMA_MAD_SIZE).  An erroneous request changes nothing.
+ * Answer request req[0..req_len) from src: write the reply (a GetResp
+ * echoing the request's header and OUI, with the status; the RMPP bytes,
+ * and so the key, 0) into reply and return its length, VF_EMA_MAD_SIZE;
+ * 0 when there is nothing to answer (a response, Trap or TrapRepress,
+ * shorter than a MAD header, or reply_cap < VF_EMA_MAD_SIZE).  A Set not
+ * from src->sm_lid is refused VF_EMA_NOT_SM, one without the key held
+ * VF_EMA_BAD_KEY; an erroneous request changes nothing but a->auth's
+ * counters and lease timer.
  */
 size_t vf_ema_agent_handle(struct vf_ema_agent *a, const uint8_t *req,
-			   size_t req_len, uint8_t *reply, size_t reply_cap);
+			   size_t req_len, const struct vf_ema_src *src,
+			   uint8_t *reply, size_t reply_cap);
+
+/*
+ * Clear the key if its lease ran out by now_ms: true when it did just
+ * now (the caller may log it).  vf_ema_agent_handle() calls it too.
+ */
+bool vf_ema_agent_expire(struct vf_ema_agent *a, uint64_t now_ms);
 
 /* The created vport at index i, or NULL. */
 struct vf_vport *vf_ema_agent_vport(struct vf_ema_agent *a, unsigned i);

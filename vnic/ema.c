@@ -90,6 +90,49 @@ uint16_t vf_ema_get_hdr(const uint8_t *mad, size_t len, struct vf_ema_hdr *h)
 	return VF_EMA_OK;
 }
 
+void vf_ema_put_key(uint8_t *mad, uint64_t key)
+{
+	vf_put64(mad + VF_EMA_KEY_OFF, key);
+}
+
+uint64_t vf_ema_get_key(const uint8_t *mad, size_t len)
+{
+	return len >= VF_EMA_KEY_OFF + 8 ? vf_get64(mad + VF_EMA_KEY_OFF) : 0;
+}
+
+void vf_ema_put_key_info(uint8_t *mad, const struct vf_ema_key_info *k)
+{
+	uint8_t *d = data(mad);
+
+	vf_put64(d, k->key);
+	vf_put16(d + 8, k->lease_s);
+	d[10] = k->flags & VF_EMA_KEY_HELD;
+	vf_put32(d + 12, k->lease_left_s);
+	vf_put32(d + 16, k->not_sm);
+	vf_put32(d + 20, k->bad_key);
+	vf_put32(d + 24, k->expired);
+}
+
+uint16_t vf_ema_get_key_info(const uint8_t *mad, size_t len,
+			     struct vf_ema_key_info *k)
+{
+	const uint8_t *d = cdata(mad);
+
+	memset(k, 0, sizeof(*k));
+	if (!has_data(len, VF_EMA_KEY_INFO_SIZE))
+		return VF_EMA_BAD_FIELD;
+	k->key = vf_get64(d);
+	k->lease_s = vf_get16(d + 8);
+	k->flags = d[10];
+	k->lease_left_s = vf_get32(d + 12);
+	k->not_sm = vf_get32(d + 16);
+	k->bad_key = vf_get32(d + 20);
+	k->expired = vf_get32(d + 24);
+	if (k->flags & ~VF_EMA_KEY_HELD)
+		return VF_EMA_BAD_FIELD;
+	return VF_EMA_OK;
+}
+
 /* Which of Get (bit 0) and Set (bit 1) an attribute takes. */
 static unsigned attr_methods(uint16_t attr)
 {
@@ -97,6 +140,7 @@ static unsigned attr_methods(uint16_t attr)
 	case VF_EMA_CLASS_PORT_INFO:
 	case VF_EMA_VESWPORT_INFO:
 	case VF_EMA_MAC_ENTRIES:
+	case VF_EMA_KEY_INFO:
 		return 3;
 	case VF_EMA_IFACE_UCAST_MACS:
 	case VF_EMA_IFACE_MCAST_MACS:
@@ -546,6 +590,7 @@ const char *vf_ema_attr_name(uint16_t attr, char buf[8])
 	case VF_EMA_DELETE_VESW: return "DeleteVesw";
 	case VF_EMA_SUMMARY_COUNTERS: return "VeswPortSummaryCounters";
 	case VF_EMA_ERROR_COUNTERS: return "VeswPortErrorCounters";
+	case VF_EMA_KEY_INFO: return "EMKeyInfo";
 	}
 	snprintf(buf, 8, "0x%04x", attr);
 	return buf;
@@ -559,6 +604,8 @@ const char *vf_ema_status_name(uint16_t status)
 	case VF_EMA_BAD_METHOD: return "method not supported";
 	case VF_EMA_BAD_ATTR: return "attribute not supported";
 	case VF_EMA_BAD_FIELD: return "invalid modifier, length or field";
+	case VF_EMA_NOT_SM: return "not from the master SM";
+	case VF_EMA_BAD_KEY: return "wrong EM key";
 	}
 	return "unknown status";
 }

@@ -8,7 +8,10 @@
  *
  * Byte layout of every MAD (big-endian):
  *   0-23    MAD common header (class 0x3B, base and class version 1)
- *   24-35   RMPP header, 0 (never segmented)
+ *   24-27   RMPP header, 0 (never segmented: RMPPFlags.Active, byte 26
+ *           bit 0, stays 0, so a receiver ignores bytes 28-35)
+ *   28-35   the EM key (VF_EMA_KEY_OFF), where RMPP would have Data1 and
+ *           Data2: it costs no attribute data; 0 = no key
  *   36      reserved, 0
  *   37-39   OUI 00-06-6A
  *   40-223  attribute data (184 bytes)
@@ -38,6 +41,9 @@
 #define VF_EMA_OUI_OFF 37
 #define VF_EMA_DATA 40			/* offset of the attribute data */
 #define VF_EMA_DATA_SIZE (VF_EMA_USED - VF_EMA_DATA)	/* 184 */
+#define VF_EMA_KEY_OFF 28		/* the EM key, 8 bytes */
+#define VF_EMA_RMPP_OFF 24		/* the RMPP header, 12 bytes */
+#define VF_EMA_RMPP_SIZE 12
 
 enum vf_ema_method {
 	VF_EMA_GET = 0x01,
@@ -57,6 +63,7 @@ enum vf_ema_attr {
 	VF_EMA_DELETE_VESW = 0x0015,		/* Set */
 	VF_EMA_SUMMARY_COUNTERS = 0x0020,	/* Get, 2 parts */
 	VF_EMA_ERROR_COUNTERS = 0x0022,		/* Get, 2 parts */
+	VF_EMA_KEY_INFO = 0x0030,		/* Get/Set: the EM key (ours) */
 };
 
 /* MAD status values (IBA 13.4.7). */
@@ -67,6 +74,9 @@ enum vf_ema_status {
 	VF_EMA_BAD_ATTR = 0x000C,	/* attribute, method+attribute, class
 					 * or OUI not supported */
 	VF_EMA_BAD_FIELD = 0x001C,	/* modifier, length or a field value */
+	/* class-specific (bits 8-14), as the AR class's */
+	VF_EMA_NOT_SM = 0x0200,		/* a Set not from the master SM's LID */
+	VF_EMA_BAD_KEY = 0x0300,	/* a Set without the EM key held */
 };
 
 /*
@@ -113,6 +123,24 @@ enum vf_ema_info_part {
 
 #define VF_EMA_MAX_MTU 16333	/* the largest frame (MTU + 18) a 16B
 				 * packet's 11-bit length still holds */
+
+/*
+ * EMKeyInfo (32 bytes): the EM key an endpoint holds and its lease, and
+ * the Sets it refused.  Only key and lease_s are written by a Set; a Get
+ * answers key only to a request that carries it (else 0).
+ */
+#define VF_EMA_KEY_INFO_SIZE 32
+#define VF_EMA_KEY_HELD 0x01		/* flags: a key is held */
+
+struct vf_ema_key_info {
+	uint64_t key;			/* 0: 8 */
+	uint16_t lease_s;		/* 8: seconds, 0 = never runs out */
+	uint8_t flags;			/* 10: VF_EMA_KEY_HELD */
+	uint32_t lease_left_s;		/* 12: while the lease timer runs */
+	uint32_t not_sm;		/* 16: Sets refused 0x0200 */
+	uint32_t bad_key;		/* 20: Sets refused 0x0300 */
+	uint32_t expired;		/* 24: keys cleared by the lease */
+};
 
 /* Trap opcodes (payload byte 11). */
 enum vf_ema_trap_op {
@@ -288,6 +316,15 @@ void vf_ema_put_trap(uint8_t *mad, const struct vf_ema_trap *t);
 /* Checks the notice's type byte and OUI and the opcode (1-3). */
 uint16_t vf_ema_get_trap(const uint8_t *mad, size_t len,
 			 struct vf_ema_trap *t);
+
+/* The EM key of a request (0 when shorter than the key's end). */
+void vf_ema_put_key(uint8_t *mad, uint64_t key);
+uint64_t vf_ema_get_key(const uint8_t *mad, size_t len);
+
+void vf_ema_put_key_info(uint8_t *mad, const struct vf_ema_key_info *k);
+/* VF_EMA_BAD_FIELD when short or reserved bits are set. */
+uint16_t vf_ema_get_key_info(const uint8_t *mad, size_t len,
+			     struct vf_ema_key_info *k);
 
 /* "VeswPortInfo", ... or "0xNNNN"; "invalid field", ... for logs. */
 const char *vf_ema_attr_name(uint16_t attr, char buf[8]);

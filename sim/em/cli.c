@@ -46,10 +46,18 @@ static const char usage_text[] =
 	"                     locally administered MAC of that LID on the\n"
 	"                     vport's vESW (docs/vnic-datapath.md).\n"
 	"  delete LID [--vport N]               DeleteVesw: back to defaults\n"
+	"  key LID [--new-key HEX [--lease S]]\n"
+	"                     EMKeyInfo: whether a key is held (shown only\n"
+	"                     to --key that is it), its lease, the Sets\n"
+	"                     refused; --new-key sets it (0: none)\n"
 	"  raw LID [--method M] [--attr A] [--amod M] [--base-version V]\n"
 	"      [--class-version V] [--oui O] [--len N] [--data HEX]\n"
 	"                     one request as given (fault injection); prints\n"
 	"                     the answer's status\n"
+	"\n"
+	"authentication: --key HEX  the EM key every request carries.\n"
+	"  Endpoints take Sets only from the master SM's port (run this at\n"
+	"  its node) and, once they hold a key, only carrying it.\n"
 	"\n"
 	"transport: -C, --ca NAME  -P, --port N  --sm-lid LID\n"
 	"  --timeout MS (per try, default 1500: endpoints answer within\n"
@@ -104,6 +112,9 @@ static const struct option long_opts[] = {
 	{ "len", required_argument, NULL, EO_LEN },
 	{ "data", required_argument, NULL, EO_DATA },
 	{ "max-lid", required_argument, NULL, EO_MAX_LID },
+	{ "key", required_argument, NULL, EO_KEY },
+	{ "new-key", required_argument, NULL, EO_NEW_KEY },
+	{ "lease", required_argument, NULL, EO_LEASE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -113,7 +124,7 @@ _Static_assert(sizeof(long_opts) / sizeof(long_opts[0]) == EO_NOPTS + 2,
 
 #define O(x) (1ull << (x))
 #define COMMON (O(EO_CA) | O(EO_PORT) | O(EO_SM_LID) | O(EO_TIMEOUT) | \
-		O(EO_RETRIES))
+		O(EO_RETRIES) | O(EO_KEY))
 
 static const struct command {
 	const char *name;
@@ -138,6 +149,7 @@ static const struct command {
 	{ "raw", COMMON | O(EO_METHOD) | O(EO_ATTR) | O(EO_AMOD) |
 	  O(EO_BASE_VERSION) | O(EO_CLASS_VERSION) | O(EO_OUI) | O(EO_LEN) |
 	  O(EO_DATA), 1, true, cmd_raw },
+	{ "key", COMMON | O(EO_NEW_KEY) | O(EO_LEASE), 1, true, cmd_key },
 };
 
 static int number(const char *s, unsigned long long min,
@@ -196,6 +208,18 @@ static int parse_hex(const char *s, struct em_opts *o)
 	return 0;
 }
 
+/* A key: 1-16 hex digits, 0x optional. */
+static int parse_key(const char *s, uint64_t *k)
+{
+	const char *d = strncmp(s, "0x", 2) && strncmp(s, "0X", 2) ? s : s + 2;
+	size_t n = strspn(d, "0123456789abcdefABCDEF");
+
+	if (!n || n > 16 || d[n])
+		return -1;
+	*k = strtoull(d, NULL, 16);
+	return 0;
+}
+
 static int set_option(int opt, const char *arg, struct em_opts *o)
 {
 	static const struct {
@@ -214,7 +238,7 @@ static int set_option(int opt, const char *arg, struct em_opts *o)
 		{ EO_ATTR, 0, 0xffff }, { EO_AMOD, 0, 0xffffffff },
 		{ EO_BASE_VERSION, 0, 0xff }, { EO_CLASS_VERSION, 0, 0xff },
 		{ EO_OUI, 0, 0xffffff }, { EO_LEN, 1, VF_EMA_MAD_SIZE },
-		{ EO_MAX_LID, 1, EM_MAX_LID },
+		{ EO_MAX_LID, 1, EM_MAX_LID }, { EO_LEASE, 0, 0xffff },
 	};
 	unsigned long long v = 0;
 	size_t i;
@@ -230,6 +254,11 @@ static int set_option(int opt, const char *arg, struct em_opts *o)
 		return parse_state(arg, &o->state) ?
 			bad_usage("--state wants nop, drop, init or forwarding, not '%s'",
 				  arg) : 0;
+	case EO_KEY:
+	case EO_NEW_KEY:
+		return parse_key(arg, opt == EO_KEY ? &o->key : &o->new_key) ?
+			bad_usage("--%s wants 1-16 hex digits", long_opts[opt].name) :
+			0;
 	case EO_DATA:
 		return parse_hex(arg, o) ?
 			bad_usage("--data wants hex bytes (at most %d), not '%s'",
@@ -273,6 +302,7 @@ static int set_option(int opt, const char *arg, struct em_opts *o)
 	case EO_OUI: o->oui = (uint32_t)v; break;
 	case EO_LEN: o->len = (unsigned)v; break;
 	case EO_MAX_LID: o->max_lid = (unsigned)v; break;
+	case EO_LEASE: o->lease = (uint16_t)v; break;
 	}
 	return 0;
 }
@@ -328,6 +358,8 @@ static int parse(int argc, char **argv, const struct command *cmd,
 	}
 	if (!strcmp(cmd->name, "set") && em_given(o, EO_VESW) && !o->vesw)
 		return bad_usage("--vesw 0 is no vESW (1-4095)");
+	if (em_given(o, EO_LEASE) && !em_given(o, EO_NEW_KEY))
+		return bad_usage("--lease goes with --new-key");
 	if (em_given(o, EO_MTU) && o->mtu && o->mtu < VF_VPORT_MIN_MTU)
 		return bad_usage("--mtu wants %d-%d", VF_VPORT_MIN_MTU,
 				 VF_EMA_MAX_MTU);
@@ -343,7 +375,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		return bad_usage("which command? (probe, show, macs, counters, set, macset, delete, raw)");
+		return bad_usage("which command? (probe, show, macs, counters, set, macset, delete, key, raw)");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(usage_text, stdout);
 		return 0;

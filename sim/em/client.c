@@ -48,6 +48,7 @@ void em_request(struct em *e, uint8_t *mad, uint8_t method, uint16_t attr,
 		uint32_t amod)
 {
 	vf_ema_init(mad, method, vf_sa_new_tid(&e->port), attr, amod);
+	vf_ema_put_key(mad, e->o->key);
 }
 
 int em_call(struct em *e, unsigned lid, uint8_t *mad, struct em_reply *r,

@@ -29,10 +29,15 @@ static int em_set(struct em *e, unsigned lid, uint8_t *mad,
 	if (em_call(e, lid, mad, r, false))
 		return EM_EXIT_TRANSPORT;
 	if (r->h.status) {
-		fprintf(stderr, "vfabric-em: LID %u: Set %s (modifier 0x%x): status 0x%04x %s\n",
+		fprintf(stderr, "vfabric-em: LID %u: Set %s (modifier 0x%x): status 0x%04x %s%s\n",
 			lid, vf_ema_attr_name(r->h.attr_id, name),
 			r->h.attr_mod, r->h.status,
-			vf_ema_status_name(r->h.status));
+			vf_ema_status_name(r->h.status),
+			r->h.status == VF_EMA_NOT_SM ?
+			" (endpoints take Sets only from the master SM's port: run vfabric-em at its node)" :
+			r->h.status == VF_EMA_BAD_KEY ?
+			" (the endpoint holds an EM key: give it with --key)" :
+			"");
 		return EM_EXIT_STATUS;
 	}
 	return EM_EXIT_OK;
@@ -271,5 +276,41 @@ int cmd_raw(struct em *e, const struct em_opts *o)
 	printf("lid=%u method=0x%02x attr=%s amod=0x%x status=0x%04x %s\n",
 	       lid, r.h.method, vf_ema_attr_name(r.h.attr_id, name),
 	       r.h.attr_mod, r.h.status, vf_ema_status_name(r.h.status));
+	return EM_EXIT_OK;
+}
+
+/*
+ * EMKeyInfo: the key held (shown only when --key is it), the lease and
+ * the Sets refused; with --new-key, Set the key (and --lease) first.
+ */
+int cmd_key(struct em *e, const struct em_opts *o)
+{
+	unsigned lid = first_lid(o);
+	uint8_t mad[VF_EMA_MAD_SIZE];
+	struct vf_ema_key_info k = { .key = o->new_key, .lease_s = o->lease };
+	struct em_reply r;
+	int rc;
+
+	if (em_given(o, EO_NEW_KEY)) {
+		em_request(e, mad, VF_EMA_SET, VF_EMA_KEY_INFO, 0);
+		vf_ema_put_key_info(mad, &k);
+		rc = em_set(e, lid, mad, &r);
+	} else {
+		rc = em_get(e, lid, VF_EMA_KEY_INFO, 0, &r);
+	}
+	if (rc)
+		return rc;
+	if (vf_ema_get_key_info(r.mad, r.len, &k)) {
+		fprintf(stderr, "vfabric-em: LID %u: a malformed EMKeyInfo\n",
+			lid);
+		return EM_EXIT_STATUS;
+	}
+	printf("lid=%u key_held=%d key=", lid, !!(k.flags & VF_EMA_KEY_HELD));
+	if (k.key)
+		printf("0x%016llx", (unsigned long long)k.key);
+	else
+		printf("%s", k.flags & VF_EMA_KEY_HELD ? "hidden" : "none");
+	printf(" lease=%u lease_left=%u refused_not_sm=%u refused_bad_key=%u key_expired=%u\n",
+	       k.lease_s, k.lease_left_s, k.not_sm, k.bad_key, k.expired);
 	return EM_EXIT_OK;
 }

@@ -32,7 +32,7 @@ enum em_opt {
 	EO_PORT_NUM, EO_STATE, EO_MCAST_DLID, EO_DEFAULT_DLID,
 	EO_TRAP_LID, EO_TRAP_SL, EO_OFFSET, EO_DIGEST, EO_METHOD, EO_ATTR,
 	EO_AMOD, EO_BASE_VERSION, EO_CLASS_VERSION, EO_OUI, EO_LEN,
-	EO_DATA, EO_MAX_LID,
+	EO_DATA, EO_MAX_LID, EO_KEY, EO_NEW_KEY, EO_LEASE,
 	EO_NOPTS
 };
 
@@ -64,6 +64,9 @@ struct em_opts {
 	uint8_t data[VF_EMA_DATA_SIZE];
 	unsigned data_len;
 	unsigned max_lid;
+	/* the EM key every request carries (0: none); key's Set */
+	uint64_t key, new_key;
+	uint16_t lease;
 	/* positional: LIDs, or MAC=LID for macset */
 	char **args;
 	unsigned nargs;
@@ -138,5 +141,6 @@ int cmd_set(struct em *e, const struct em_opts *o);
 int cmd_macset(struct em *e, const struct em_opts *o);
 int cmd_delete(struct em *e, const struct em_opts *o);
 int cmd_raw(struct em *e, const struct em_opts *o);
+int cmd_key(struct em *e, const struct em_opts *o);
 
 #endif /* VF_EM_H */

@@ -20,6 +20,8 @@ struct endpoint_view {
 	bool have_node;
 	struct em_node node;
 	struct vf_ema_cpi cpi;
+	bool have_key;
+	struct vf_ema_key_info key;	/* EMKeyInfo: refusals by reason */
 };
 
 static const char *why(int rc)
@@ -48,7 +50,12 @@ static int probe_one(struct em *e, unsigned lid, struct endpoint_view *v)
 		    vf_ema_get_cpi(r.mad, r.len, &v->cpi) != VF_EMA_OK))
 		rc = -EPROTO;
 	v->rc = rc;
-	return rc;
+	if (rc)
+		return rc;
+	em_request(e, mad, VF_EMA_GET, VF_EMA_KEY_INFO, 0);
+	v->have_key = !em_call(e, lid, mad, &r, true) && !r.h.status &&
+		      vf_ema_get_key_info(r.mad, r.len, &v->key) == VF_EMA_OK;
+	return 0;
 }
 
 static unsigned vport_count(const struct endpoint_view *v)
@@ -242,6 +249,12 @@ static void head_json(const struct endpoint_view *ev, bool first)
 	vf_json_string(stdout, desc);
 	printf(", \"port_guid\": \"%s\", \"endpoint\": %s", guid,
 	       ev->rc ? "false" : "true");
+	/* the Sets it refused, by reason; never the key */
+	if (!ev->rc && ev->have_key)
+		printf(", \"key_held\": %s, \"key_lease\": %u, \"refused_not_sm\": %u, \"refused_bad_key\": %u, \"key_expired\": %u",
+		       ev->key.flags & VF_EMA_KEY_HELD ? "true" : "false",
+		       ev->key.lease_s, ev->key.not_sm, ev->key.bad_key,
+		       ev->key.expired);
 }
 
 /* A vport on a vESW, for the members summary under the table. */

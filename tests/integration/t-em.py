@@ -31,10 +31,20 @@ TAP is in a namespace of its own with an address in 10.0.0.0/24.
   kept, no Set;
 - malformed EMA MADs sent to the SM's port (`vfabric-em raw`): OpenSM
   survives, ignores them (logged) and the EM keeps working;
-- OpenSM restarted with cn0003 out of vESW 1 while cn0002's MAC table
-  holds an entry for it past the first slice (as a larger vESW's table
-  would): the new EM, with no record of the table, reads how far it
-  reaches and clears it all.
+- authentication, as a host attacks it: Sets from a host's port
+  (vfabric-em at cn0006) are refused 0x0200, Sets from the SM's port
+  without the EM's key (em_key) or with another 0x0300; nothing changes
+  and the endpoint counts them; the key is not shown to a Get;
+- a returning endpoint: ep3's agent stopped until the EM's back-off
+  for it is 20 s or more, then started again: the SUBNET UP its issm
+  flag causes resets the back-off and ep3 is configured within seconds;
+- OpenSM restarted with cn0003 out of vESW 1 (same em_key): the new EM
+  reads back every CA port's vESWs, removes cn0003's (it kept
+  forwarding before this), and ep1's MAC table is cleared even where it
+  reached past the first slice; a ping to cn0003 fails;
+- OpenSM restarted with another em_key: the endpoints refuse its Sets,
+  the EM says once which endpoint holds another key and for how long at
+  most, and takes them over when their lease (5 s) runs out.
 Needs root (TAP devices, namespaces): skipped otherwise.
 """
 
@@ -42,6 +52,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import time
 
 import vfsim
 import vftest
@@ -51,6 +63,9 @@ from vnictest import (ENDPOINT, Endpoint, counters, host_lids, ip, lmac, ping,
 EMCLI = os.path.abspath(os.environ.get(
     "VF_EM_CLI", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
 FABRIC_ID = 3
+KEY = "0x0e1ec7ab1e5eed01"     # em_key of the plugin
+LEASE = 5                      # em_key_lease: a takeover test waits it out
+SM_NODE = "cn0001"             # where OpenSM runs: Sets only from there
 
 
 def config(v1_members, broken=False):
@@ -79,6 +94,25 @@ def config(v1_members, broken=False):
 {"<Broken>" if broken else ""}
 </Common></Config>
 """
+
+
+def em_at_sm(sim, argv, key=KEY, check=True):
+    """vfabric-em as the EM: at the SM's node, with the EM's key."""
+    return sim.run_diag([EMCLI] + [str(a) for a in argv] + ["--key", key],
+                        node=SM_NODE, check=check)
+
+
+def em_rc(sim, node, *args):
+    """vfabric-em at node: (rc, stdout, stderr), for the refused cases."""
+    res = subprocess.run([EMCLI] + [str(a) for a in args],
+                         env=sim._env(node), cwd=sim.workdir,
+                         capture_output=True, text=True, timeout=120)
+    return res.returncode, res.stdout, res.stderr
+
+
+def plugin_options(conf, key=KEY):
+    return (f"log_level=info config={conf} em_key={key} "
+            f"em_key_lease={LEASE}")
 
 
 def show(sim, lids):
@@ -173,7 +207,7 @@ def run(tap, sim, eps):
         fh.write(config(["cn0002", "cn0003"]))
     sim.start_ibsim()
     osm = sim.start_opensm(conf_lines=vftest.plugin_conf(
-        engine="shortestpath", options=f"log_level=info config={conf}"),
+        engine="shortestpath", options=plugin_options(conf)),
         plugin_dir=vftest.PLUGIN_DIR)
     sim.wait_subnet_up()
     sim.wait_log(r"vfabric: em: bound management class 0x3b")
@@ -238,6 +272,8 @@ def run(tap, sim, eps):
 
     host_mac(tap, sim, osm, ep1, ep2, ep3)
     lost_trap(tap, sim, osm, sm_lid, ep1, ep2)
+    attacks(tap, sim, ep1)
+    returning(tap, sim, eps, ep3)
 
     # SIGHUP: cn0003 leaves vESW 1
     since = sim.reload_config(conf, config(["cn0002"]), osm=osm)
@@ -347,8 +383,7 @@ def lost_trap(tap, sim, osm, sm_lid, ep1, ep2):
         gmac = f"00:16:3e:65:43:2{attempt}"
         since = sim.log_offset()
         before = counters(ep1).get("ema_traps_bounced", 0)
-        sim.run_diag([EMCLI, "set", str(ep1.lid), "--trap-lid",
-                      str(nowhere)], node="cn0006")
+        em_at_sm(sim, ["set", ep1.lid, "--trap-lid", nowhere])
         ip(ep1, "link", "set", "dev", ep1.tap, "address", gmac)
         got = wait_counters(
             ep1, lambda c: c.get("ema_traps_bounced", 0) > before)
@@ -404,33 +439,153 @@ def lost_trap(tap, sim, osm, sm_lid, ep1, ep2):
            "table holds ep1's base MAC only", str(t2))
 
 
-def restart(tap, sim, conf, ep1, ep2):
-    """OpenSM restarted with cn0003 (ep2) out of vESW 1: ep1's table must
-    end up empty, even where it reached past the first slice."""
-    since = sim.reload_config(conf, config(["cn0002", "cn0003"]))
-    em_pass(sim, since, "cn0003 back in vESW 1")
-    digest = vport0(show(sim, [ep1.lid]).get(ep1.lid, {})).get(
-        "mac_tbl_digest")
-    # as a larger vESW's table would reach: an entry at index 12, past
-    # the slice of 11 the EM always rewrites; the digest kept, so the
-    # running EM leaves it be
-    sim.run_diag([EMCLI, "macset", str(ep1.lid), "--offset", "12",
-                  "--digest", str(digest), str(ep2.lid)], node="cn0006")
-    t1 = macs(sim, ep1.lid)
-    tap.ok(t1 == [ep2.lid, ep2.lid], "before the restart ep1's table holds "
-           "ep2 at index 0 and index 12", str(t1))
+def attacks(tap, sim, ep1):
+    """What a host, or an SM without the key, can do to an endpoint the
+    EM configured: nothing."""
+    before = counters(ep1)
+    rc, out, err = em_rc(sim, "cn0006", "delete", ep1.lid)
+    tap.ok(rc == 3 and "status 0x0200" in err,
+           "a host's DeleteVesw to ep1: refused 0x0200 (not the master SM)",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em_rc(sim, "cn0006", "set", ep1.lid, "--vesw", 2,
+                         "--key", KEY)
+    tap.ok(rc == 3 and "status 0x0200" in err,
+           "a host's Set moving ep1 to vESW 2, even with the key: 0x0200",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em_rc(sim, SM_NODE, "delete", ep1.lid)
+    tap.ok(rc == 3 and "status 0x0300" in err,
+           "a DeleteVesw from the SM's port without the EM's key: 0x0300",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em_rc(sim, SM_NODE, "set", ep1.lid, "--state", "drop",
+                         "--key", "0x1")
+    tap.ok(rc == 3 and "status 0x0300" in err,
+           "... a Set with another key: 0x0300", f"rc {rc}\n{out}{err}")
+    v = vport0(show(sim, [ep1.lid]).get(ep1.lid, {}))
+    tap.ok(v.get("vesw_id") == 1 and v.get("config_state") == "FORWARDING",
+           "ep1 is still on vESW 1, forwarding", str(v))
+    rc, out = ping(ep1, ep2_addr(ep1))
+    tap.ok(rc == 0, "... and ping ep1 -> ep2 works", out)
+    c = wait_counters(ep1, lambda c: c.get("ema_refused_bad_key", 0) >=
+                      before.get("ema_refused_bad_key", 0) + 2)
+    tap.ok(c.get("ema_refused_not_sm", 0) >=
+           before.get("ema_refused_not_sm", 0) + 2 and
+           c.get("ema_refused_bad_key", 0) >=
+           before.get("ema_refused_bad_key", 0) + 2 and
+           c.get("ema_key_held") == 1 and c.get("ema_key_lease") == LEASE,
+           f"ep1 counts the refusals by reason and holds the EM's key, "
+           f"lease {LEASE} s", str(c))
+    rc, out, err = em_rc(sim, "cn0006", "key", ep1.lid)
+    tap.ok(rc == 0 and "key_held=1 key=hidden" in out,
+           "a host's Get of EMKeyInfo: a key is held, not shown", out + err)
 
+
+def ep2_addr(ep1):
+    return "10.0.0.2" if ep1.addr != "10.0.0.2" else "10.0.0.1"
+
+
+def probe_in(sim, osm, lid):
+    """The state file's probe_in_ms of the member at lid, or -1."""
+    path = os.path.join(osm.dump_dir, "vfabric-em-state.json")
+    try:
+        st = json.loads(vfsim.read_from(path))
+    except ValueError:
+        return -1
+    for v in st.get("vesws", []):
+        for m in v["members"]:
+            if m["lid"] == lid:
+                return m.get("probe_in_ms", -1)
+    return -1
+
+
+def returning(tap, sim, eps, ep3):
+    """ep3's agent goes away until the EM would probe it only 20 s or
+    more later, then comes back: configured at once all the same."""
+    osm = sim.osms[-1]
+    seen = {}
+
+    def down(ep):
+        # absent for three probes: the back-off is 20 s, then 40 s
+        vfsim.wait_until(lambda: probe_in(sim, osm, ep.lid) >= 15000, 60,
+                         "ep3's probe back-off to reach 20 s")
+        seen["probe_in"] = probe_in(sim, osm, ep.lid)
+        seen["since"] = sim.log_offset()
+        seen["t"] = time.monotonic()
+
+    eps.restart(ep3, down)
+    tap.ok(seen.get("probe_in", 0) >= 15000,
+           "ep3's agent stopped: the EM probes it again only after "
+           f"{seen.get('probe_in')} ms", str(seen))
+    try:
+        sim.wait_log(r"em: SUBNET UP: \d+ member ports without an endpoint "
+                     r"probed again now", seen["since"], timeout=20)
+        wait_configured(sim, seen["since"], 3)
+        took = time.monotonic() - seen["t"]
+    except vfsim.SimError:
+        took = None
+    # without the reset it would wait out the back-off seen above
+    tap.ok(took is not None and took < seen["probe_in"] / 1000 - 5,
+           "ep3's agent back: the SUBNET UP (its trap 144) resets the "
+           f"back-off and the EM configures it in {took and round(took, 1)} s",
+           vfsim.tail(osm.log))
+    ip(ep3, "addr", "add", f"{ep3.addr}/24", "dev", ep3.tap)
+    ip(ep3, "link", "set", ep3.tap, "up")
+    v = vport0(show(sim, [ep3.lid]).get(ep3.lid, {}))
+    tap.ok(v.get("vesw_id") == 2 and v.get("mtu") == 9000,
+           "ep3 holds vESW 2 again", str(v))
+
+
+def restart_osm(sim, conf, members, key=KEY):
+    """Stop OpenSM, write the config with members in vESW 1, start it."""
     sim.stop_opensm()
     # the same name: the same cache (guid2lid, LIDs kept); the old log
     # must go, or its lines would be taken for the new one's
     os.remove(sim.osms[-1].log)
     with open(conf, "w") as fh:
-        fh.write(config(["cn0002"]))
+        fh.write(config(members))
     sim.start_opensm(name="opensm1", conf_lines=vftest.plugin_conf(
-        engine="shortestpath", options=f"log_level=info config={conf}"),
+        engine="shortestpath", options=plugin_options(conf, key)),
         plugin_dir=vftest.PLUGIN_DIR)
     sim.wait_subnet_up()
-    em_pass(sim, 0, "after the restart")
+
+
+def restart(tap, sim, conf, ep1, ep2):
+    """OpenSM restarted with cn0003 (ep2) out of vESW 1: ep2 must lose its
+    vESW although the new EM never configured it, and ep1's table must
+    end up empty, even where it reached past the first slice."""
+    since = sim.reload_config(conf, config(["cn0002", "cn0003"]))
+    em_pass(sim, since, "cn0003 back in vESW 1")
+    ip(ep1, "neigh", "flush", "all")
+    rc, out = ping(ep1, ep2.addr)
+    tap.ok(rc == 0, "cn0003 back in vESW 1: ping ep1 -> ep2 works", out)
+    digest = vport0(show(sim, [ep1.lid]).get(ep1.lid, {})).get(
+        "mac_tbl_digest")
+    # as a larger vESW's table would reach: an entry at index 12, past
+    # the slice of 11 the EM always rewrites; the digest kept, so the
+    # running EM leaves it be
+    em_at_sm(sim, ["macset", ep1.lid, "--offset", 12, "--digest", digest,
+                   ep2.lid])
+    t1 = macs(sim, ep1.lid)
+    tap.ok(t1 == [ep2.lid, ep2.lid], "before the restart ep1's table holds "
+           "ep2 at index 0 and index 12", str(t1))
+
+    restart_osm(sim, conf, ["cn0002"])
+    p = em_pass(sim, 0, "after the restart")
+    log = sim.log_text()
+    tap.ok(p[7] == 1 and re.search(
+        rf"LID {ep2.lid}\) vport 0 holds vESW 1, which the policy does not "
+        r"give it: removing it", log) and
+        re.search(rf"LID {ep2.lid}\) vport 0: removed from vESW 1 "
+                  r"\(DeleteVesw\)", log),
+        "OpenSM restarted with cn0003 out of vESW 1: the new EM reads back "
+        "ep2's vESW and removes it (DeleteVesw)", vfsim.tail(sim.osms[-1].log))
+    tap.ok("holds another EM's key" not in log,
+           "... at once: the same em_key, no lease to wait out",
+           vfsim.tail(sim.osms[-1].log))
+    v2 = vport0(show(sim, [ep2.lid]).get(ep2.lid, {}))
+    tap.ok(v2.get("vesw_id") == 0 and v2.get("oper_state") == "DROP_ALL",
+           "ep2 reads back without a vESW, not forwarding", str(v2))
+    rc, out = ping(ep1, ep2.addr, count=2, wait=1)
+    tap.ok(rc != 0, "ping ep1 -> ep2 fails after the restart", out)
     t1 = macs(sim, ep1.lid)
     tap.ok(t1 == [], "OpenSM restarted with ep2 out of vESW 1: ep1's MAC "
            "table holds no entry (none for ep2, index 12 included)",
@@ -440,6 +595,32 @@ def restart(tap, sim, conf, ep1, ep2):
                      sim.log_text()),
            "the EM read how far ep1's table reached and said so",
            vfsim.tail(sim.osms[-1].log))
+
+    # an SM with another key: it waits out the lease the endpoints hold
+    restart_osm(sim, conf, ["cn0002"], key="0x0123")
+    m = sim.wait_log(rf"em: port 0x[0-9a-f]+ \(LID {ep1.lid}\) holds "
+                     r"another EM's key: its Sets are refused \(0x0300\) "
+                     r"and it is left as it is until its lease runs out, at "
+                     rf"most (\d+) s from now \(lease {LEASE} s\)",
+                     timeout=60)
+    tap.ok(int(m.group(1)) <= LEASE, "OpenSM with another em_key: the EM "
+           "says which endpoint holds another key and for how long at most",
+           m.group(0))
+    try:
+        sim.wait_log(rf"em: port 0x[0-9a-f]+ \(LID {ep1.lid}\) now holds "
+                     r"this EM's key", timeout=LEASE + 30)
+        took = True
+    except vfsim.SimError:
+        took = False
+    log = sim.log_text()
+    tap.ok(took and len(re.findall(rf"\(LID {ep1.lid}\) holds another "
+                                   r"EM's key", log)) == 1,
+           "... once; when the lease ran out it set its own key",
+           vfsim.tail(sim.osms[-1].log))
+    wait_configured(sim, 0, 2)     # ep1 (vESW 1) and ep3 (vESW 2)
+    c = counters(ep1)
+    tap.ok(c.get("ema_key_expired", 0) >= 1 and c.get("ema_key_held") == 1,
+           "ep1's key expired once and it holds the new EM's", str(c))
 
 
 def malformed(tap, sim, osm, sm_lid, ep1):

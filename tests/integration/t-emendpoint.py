@@ -6,7 +6,9 @@ vfabric-em exactly as an Ethernet Manager would.
 
 Stock OpenSM on the fat tree of t-vnicdata; three endpoints in --managed
 mode on hosts of three leaves, each TAP in a namespace of its own;
-vfabric-em at a host without an endpoint.
+vfabric-em, the EM here, at the master SM's node (endpoints take Sets
+only from its port), and at a host without an endpoint for the Gets
+anyone may make and the Sets a host may not.
 
 - usage errors of vfabric-em and of vnic-endpoint --managed: exit 2;
 - a fresh endpoint reports the power-on defaults (DROP_ALL, no vESW);
@@ -18,7 +20,16 @@ vfabric-em at a host without an endpoint.
   at another endpoint, which records it);
 - delete on ep2: its ping stops, show reports the defaults;
 - show without LIDs finds exactly the three endpoints;
-- malformed requests get their error statuses and the endpoint lives on.
+- malformed requests get their error statuses and the endpoint lives on;
+- umad2sim's size line for every MAD received is not in the endpoints'
+  logs (counted in their state instead);
+- authentication, as a host would attack it: a Set from a host's port is
+  refused 0x0200 and changes nothing; once the EM set a key (EMKeyInfo),
+  a Set from the SM's port without it or with another is refused 0x0300,
+  with it done; a Get shows the key only to a request carrying it; the
+  refusals are counted in the endpoint's state and log; a wrong key
+  starts the lease, and when it runs out the key is cleared and a new
+  EM (no key) configures the endpoint again.
 Needs root (TAP devices, namespaces): skipped otherwise.
 """
 
@@ -34,11 +45,14 @@ from vnictest import (ENDPOINT, Endpoint, counters, host_lids, ip, lmac,
 
 EM = os.path.abspath(os.environ.get(
     "VF_EM", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
-EM_NODE = "cn0004"      # no endpoint there
+HOST = "cn0004"         # no endpoint there: a host that is not the SM
 NOBODY = "cn0006"       # no client at all: traps to it bounce
+KEY = "0x5eed0f0e1ec7ab1e"  # the EM key of the authentication checks
 
 
-def em(sim, *args, node=EM_NODE):
+def em(sim, *args, node=None):
+    """vfabric-em at node, by default the master SM's: the EM here."""
+    node = node or sim.default_sm_node()
     res = subprocess.run([EM] + [str(a) for a in args], env=sim._env(node),
                          cwd=sim.workdir, capture_output=True, text=True,
                          timeout=120)
@@ -267,7 +281,125 @@ def run(tap, sim, eps):
            "probe of a host without an endpoint: 'no endpoint', exit 1",
            f"rc {rc}\n{out}{err}")
     malformed(tap, sim, ep3)
+    authentication(tap, sim, ep3)
+    other_pkey(tap, sim, ep1, ep2)
+    c = counters(ep1)
+    logs = "".join(vfsim.read_from(ep.log) for ep in (ep1, ep2, ep3))
+    tap.ok(c.get("umad2sim_size_lines", 0) > 0 and
+           "larger than requested" not in logs,
+           "umad2sim's per-MAD 'received data size 320 larger than "
+           "requested buf size 288' lines are dropped (and counted) from "
+           "the endpoints' logs", f"{c.get('umad2sim_size_lines')}\n"
+           f"{vfsim.tail(ep1.log)}")
     eps.check()
+
+
+def other_pkey(tap, sim, ep1, ep2):
+    """ep2 on ep1's vESW under another P_Key: ibsim checks no P_Key, the
+    endpoint does (docs/vnic-datapath.md)."""
+    rc, out, err = em(sim, "set", ep2.lid, "--vesw", 1, "--pkey", 0x8003,
+                      "--mtu", 1500, "--mac", lmac(0, 1, ep2.lid),
+                      "--port-num", ep2.lid, "--state", "forwarding")
+    c = wait_counters(ep2, lambda c: c.get("vp_oper_state") == 3)
+    tap.ok(rc == 0 and c.get("vp_pkey") == 0x8003,
+           "ep2 back on vESW 1 with P_Key 0x8003 (ep1 sends with 0x8001)",
+           f"rc {rc}\n{out}{err}\n{c}")
+    before = c.get("rx_bad_pkey", 0)
+    ip(ep1, "neigh", "replace", ep2.addr, "lladdr", lmac(0, 1, ep2.lid),
+       "dev", ep1.tap, "nud", "permanent")
+    rc, out = ping(ep1, ep2.addr, count=2, wait=1)
+    c = wait_counters(ep2, lambda c: c.get("rx_bad_pkey", 0) >= before + 2)
+    tap.ok(rc != 0 and c.get("rx_bad_pkey", 0) >= before + 2,
+           "ping ep1 -> ep2 fails: ep2 drops 16B packets of another P_Key "
+           "(rx_bad_pkey)", f"{out}\n{c}")
+    rc, out, err = em(sim, "counters", "--json", ep2.lid, node=HOST)
+    got = json.loads(out) if rc == 0 else {}
+    tap.ok(got.get("rx_logic", 0) >= 2 and got.get("rx_errors", 0) >= 2,
+           "... reported by EMA's error counters (rx_logic, rx_errors)",
+           out + err)
+
+
+def refused(rc, err, status):
+    return rc == 3 and f"status {status}" in err
+
+
+def authentication(tap, sim, ep):
+    """The attacks of a host, then of an SM that does not know the key."""
+    before = counters(ep)
+    rc, out, err = em(sim, "set", ep.lid, "--vesw", 9, node=HOST)
+    tap.ok(refused(rc, err, "0x0200") and "run vfabric-em at its node" in err,
+           "a host's Set (vESW 9): refused 0x0200, the reason named",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em(sim, "delete", ep.lid, node=HOST)
+    tap.ok(refused(rc, err, "0x0200"), "a host's DeleteVesw: refused 0x0200",
+           f"rc {rc}\n{out}{err}")
+    v = show(sim, tap, ep.lid)
+    tap.ok(v.get("vesw_id") == 2 and v.get("oper_state") == "FORWARDING",
+           "... the endpoint keeps vESW 2 and forwards", str(v))
+    c = wait_counters(ep, lambda c: c.get("ema_refused_not_sm", 0) >=
+                      before.get("ema_refused_not_sm", 0) + 2)
+    tap.ok(c.get("ema_refused_not_sm", 0) >=
+           before.get("ema_refused_not_sm", 0) + 2 and
+           "refused Set VeswPortInfo from LID" in vfsim.read_from(ep.log),
+           "... counted (ema_refused_not_sm) and logged by the endpoint",
+           str(c))
+
+    rc, out, err = em(sim, "key", ep.lid, "--new-key", KEY, "--lease", 4)
+    tap.ok(rc == 0 and f"key={KEY}" in out and "lease=4" in out,
+           "the EM (at the SM's node) sets an EM key, lease 4 s",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em(sim, "set", ep.lid, "--mtu", 1300)
+    tap.ok(refused(rc, err, "0x0300") and "--key" in err,
+           "a Set from the SM's port without the key: refused 0x0300",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em(sim, "set", ep.lid, "--mtu", 1300, "--key", "0x1234")
+    tap.ok(refused(rc, err, "0x0300"), "... with another key: refused 0x0300",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em(sim, "set", ep.lid, "--mtu", 1300, "--key", KEY,
+                      node=HOST)
+    tap.ok(refused(rc, err, "0x0200"),
+           "a host that knows the key still may not Set: 0x0200",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em(sim, "key", ep.lid, node=HOST)
+    tap.ok(rc == 0 and "key_held=1 key=hidden" in out,
+           "a host's Get of EMKeyInfo: a key is held, not shown",
+           f"rc {rc}\n{out}{err}")
+    rc, out, err = em(sim, "show", "--json", ep.lid, node=HOST)
+    row = (json.loads(out) or [{}])[0] if rc == 0 else {}
+    tap.ok(row.get("key_held") is True and row.get("refused_not_sm", 0) >= 3
+           and row.get("refused_bad_key", 0) >= 2 and KEY[2:] not in out,
+           "show --json gives the refusals by reason, not the key", out + err)
+    tap.ok(KEY[2:] not in vfsim.read_from(ep.state) and
+           KEY[2:] not in vfsim.read_from(ep.log),
+           "the key is neither in the endpoint's state nor in its log")
+    rc, out, err = em(sim, "set", ep.lid, "--mtu", 1400, "--key", KEY)
+    tap.ok(rc == 0, "a Set from the SM's port with the key: done",
+           f"rc {rc}\n{out}{err}")
+    c = wait_counters(ep, lambda c: c.get("ema_key_lease_running") == 0)
+    tap.ok(c.get("ema_key_held") == 1 and c.get("ema_refused_bad_key", 0) >= 2
+           and c.get("ema_key_lease_running") == 0,
+           "the state shows the key held, the refusals by reason, no lease "
+           "running (the last Set carried the key)", str(c))
+
+    # an SM that does not know the key: its Set starts the lease, and
+    # when it runs out the endpoint is the new EM's
+    rc, out, err = em(sim, "delete", ep.lid, "--key", "0xbad")
+    tap.ok(refused(rc, err, "0x0300"), "a new EM with another key: 0x0300 "
+           "(the lease timer starts)", f"rc {rc}\n{out}{err}")
+    rc, out, err = em(sim, "key", ep.lid)
+    tap.ok(rc == 0 and "lease=4 " in out and "lease_left=0 " not in out,
+           "EMKeyInfo says how long the lease still runs", out + err)
+    c = wait_counters(ep, lambda c: c.get("ema_key_expired", 0) >= 1,
+                      timeout=10)
+    tap.ok(c.get("ema_key_expired") == 1 and c.get("ema_key_held") == 0,
+           "the lease runs out with no Set carrying the key: key cleared",
+           str(c))
+    tap.ok("lease of 4 s ran out" in vfsim.read_from(ep.log),
+           "... and the endpoint logs it", vfsim.tail(ep.log))
+    rc, out, err = em(sim, "delete", ep.lid)
+    tap.ok(rc == 0 and "deleted" in out,
+           "the new EM, with no key, configures the endpoint again",
+           f"rc {rc}\n{out}{err}")
 
 
 def malformed(tap, sim, ep):

@@ -82,6 +82,19 @@ class Endpoints:
                                      f"{ep.proc.returncode}):\n"
                                      f"{vfsim.tail(ep.log)}")
 
+    def restart(self, ep, down=None):
+        """Stop ep's process (by PID) and drop its namespace; once
+        down(ep) returns (the caller's wait while it is gone), start it
+        again: a new agent, a new TAP."""
+        vfsim.stop_process(ep.proc)
+        subprocess.run(["ip", "netns", "del", ep.netns],
+                       stderr=subprocess.DEVNULL)
+        self.eps.remove(ep)
+        self.netns.remove(ep.netns)
+        if down:
+            down(ep)
+        self.start(ep)
+
     def stop(self):
         rcs = vfsim.stop_processes({ep.name: ep.proc for ep in self.eps})
         for ns in self.netns:

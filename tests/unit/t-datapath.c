@@ -465,6 +465,14 @@ static void receive_checks(void)
 	vf_dp_tx(&dpa, f, 200, capture, NULL);
 	OK(feed(&dpb, 5, NULL, out.n, 0, &got) == 1,
 	   "a limited member's P_Key of the same partition: delivered");
+	vpb.vesw.pkey = 0x0001;
+	out.n = 0;
+	vf_dp_tx(&dpa, f, 200, capture, NULL);
+	OK(feed(&dpb, 5, NULL, out.n, 0, &got) == 0 && dpb.c.rx_bad_pkey == 2,
+	   "limited to limited in one partition: rx_bad_pkey (IBA 10.9.3)");
+	OK(dpb.c.rx_bad_pkey && vf_dp_rx_errors(&dpb.c) >= 2,
+	   "... an rx error the EMA error counters report (rx_logic)");
+	vpb.vesw.pkey = 0x8001;
 	vpa.vesw.pkey = 0x8001;
 
 	vpb.admin_up = false;

@@ -19,6 +19,11 @@
 
 #define D VF_EMA_DATA
 #define FULL VF_EMA_MAD_SIZE
+#define SM_LID 1
+#define HOST_LID 9
+
+/* Requests come from the master SM's port unless a test says otherwise. */
+static struct vf_ema_src req_src = { .slid = SM_LID, .sm_lid = SM_LID };
 
 /* p holds the bytes of hex (pairs of digits, spaces between ignored). */
 static int bytes_are(const uint8_t *p, const char *hex)
@@ -408,15 +413,20 @@ static void start(uint8_t method, uint16_t attr, uint32_t amod)
 /* Send rq (len bytes) to a; the reply's status, 0xFFFF for none. */
 static unsigned send_len(struct vf_ema_agent *a, size_t len)
 {
-	size_t n = vf_ema_agent_handle(a, rq, len, rp, sizeof(rp));
-
+	size_t n = vf_ema_agent_handle(a, rq, len, &req_src, rp, sizeof(rp));
 	size_t echo = len < D ? len : D;
+	size_t rmpp = VF_EMA_RMPP_OFF + VF_EMA_RMPP_SIZE;
 
 	if (!n)
 		return 0xFFFF;
-	/* a proper echo: all but method and status as they came */
+	/*
+	 * a proper echo: all but method and status as they came, and the
+	 * RMPP bytes (where the key goes) 0
+	 */
 	if (n != FULL || rp[3] != VF_EMA_GET_RESP || memcmp(rp, rq, 3) ||
-	    memcmp(rp + 6, rq + 6, echo - 6))
+	    memcmp(rp + 6, rq + 6, (echo < 24 ? echo : 24) - 6) ||
+	    !zero_from(rp, 24, rmpp) ||
+	    (echo > rmpp && memcmp(rp + rmpp, rq + rmpp, echo - rmpp)))
 		return 0xFFFE;
 	return status_of(rp);
 }
@@ -936,8 +946,9 @@ static void test_agent_malformed(void)
 	uint8_t small[FULL - 1];
 
 	start(VF_EMA_GET, VF_EMA_CLASS_PORT_INFO, 0);
-	EQ_U(vf_ema_agent_handle(a, rq, 23, rp, FULL), 0, "23 bytes: no reply");
-	EQ_U(vf_ema_agent_handle(a, rq, FULL, small, sizeof(small)), 0,
+	EQ_U(vf_ema_agent_handle(a, rq, 23, &req_src, rp, FULL), 0, "23 bytes: no reply");
+	EQ_U(vf_ema_agent_handle(a, rq, FULL, &req_src, small,
+				  sizeof(small)), 0,
 	     "a reply buffer below a MAD: no reply");
 	EQ_U(send_len(a, 30), VF_EMA_BAD_FIELD, "30 bytes: invalid, header echoed");
 	OK(zero_from(rp, 30, FULL), "...and only what came");
@@ -948,7 +959,8 @@ static void test_agent_malformed(void)
 	rq[3] = VF_EMA_TRAP_REPRESS;
 	EQ_U(send(a), 0xFFFF, "nor a TrapRepress");
 	rq[3] = 0x03;
-	EQ_U(vf_ema_agent_handle(a, rq, FULL, rp, FULL), FULL, "method Send: answered");
+	EQ_U(vf_ema_agent_handle(a, rq, FULL, &req_src, rp, FULL), FULL,
+	     "method Send: answered");
 	OK(rp[3] == 0x83 && status_of(rp) == VF_EMA_BAD_METHOD,
 	   "...with its response method and 0x0008");
 	start(VF_EMA_GET, VF_EMA_CLASS_PORT_INFO, 0);
@@ -1017,6 +1029,168 @@ static size_t random_request(uint8_t *m)
 	return len;
 }
 
+/* The key codec: bytes 28-35, the RMPP flags left alone. */
+static void test_key_codec(void)
+{
+	uint8_t m[FULL];
+	struct vf_ema_key_info k = { .key = 0x0102030405060708ull,
+				     .lease_s = 60, .flags = VF_EMA_KEY_HELD,
+				     .lease_left_s = 7, .not_sm = 1,
+				     .bad_key = 2, .expired = 3 }, g;
+
+	vf_ema_init(m, VF_EMA_SET, 1, VF_EMA_KEY_INFO, 0);
+	vf_ema_put_key(m, 0x1122334455667788ull);
+	OK(bytes_are(m + 24, "00000000 1122334455667788 00"),
+	   "key at bytes 28-35; RMPP version, type, flags, status stay 0");
+	EQ_U(vf_ema_get_key(m, FULL), 0x1122334455667788ull, "key read back");
+	EQ_U(vf_ema_get_key(m, 35), 0, "a MAD ending before the key: none");
+	vf_ema_put_key_info(m, &k);
+	OK(bytes_are(m + D, "0102030405060708 003c 01 00 00000007 00000001 "
+		     "00000002 00000003"), "EMKeyInfo layout");
+	EQ_U(vf_ema_get_key_info(m, FULL, &g), VF_EMA_OK, "EMKeyInfo decodes");
+	OK(g.key == k.key && g.lease_s == 60 && g.flags == 1 &&
+	   g.lease_left_s == 7 && g.not_sm == 1 && g.bad_key == 2 &&
+	   g.expired == 3, "...every field");
+	m[D + 10] = 0x02;
+	EQ_U(vf_ema_get_key_info(m, FULL, &g), VF_EMA_BAD_FIELD,
+	     "a reserved flag bit");
+	EQ_U(vf_ema_get_key_info(m, D + 31, &g), VF_EMA_BAD_FIELD, "short");
+}
+
+/* Set EMKeyInfo (key, lease) carrying cur as the request's key. */
+static unsigned set_key(struct vf_ema_agent *a, uint64_t cur, uint64_t key,
+			uint16_t lease)
+{
+	struct vf_ema_key_info k = { .key = key, .lease_s = lease };
+
+	start(VF_EMA_SET, VF_EMA_KEY_INFO, 0);
+	vf_ema_put_key_info(rq, &k);
+	vf_ema_put_key(rq, cur);
+	return send(a);
+}
+
+/* A Set of vport 0's vESW part carrying key, from slid. */
+static unsigned set_vesw_from(struct vf_ema_agent *a, uint16_t slid,
+			      uint64_t key, uint16_t vesw_id)
+{
+	struct vf_vesw v = { .vesw_id = vesw_id, .pkey = 0x8001,
+			     .eth_mtu = 1500 };
+	uint16_t was = req_src.slid;
+	unsigned st;
+
+	start(VF_EMA_SET, VF_EMA_VESWPORT_INFO, vf_ema_amod(0, 0));
+	vf_ema_put_vesw(rq, &v);
+	vf_ema_put_key(rq, key);
+	req_src.slid = slid;
+	st = send(a);
+	req_src.slid = was;
+	return st;
+}
+
+static uint16_t vesw_of(struct vf_ema_agent *a)
+{
+	return a->slot[0].vport.vesw.vesw_id;
+}
+
+/* Who may Set: the master SM's LID, and the key once one is held. */
+static void test_agent_auth(void)
+{
+	struct vf_ema_agent *a = new_agent(2);
+	struct vf_ema_key_info k;
+	const uint64_t key = 0xfeedface12345678ull, other = 0x1234;
+
+	req_src.now_ms = 1000;
+	/* a host forging a Set: its SLID is not the master SM's */
+	EQ_U(set_vesw_from(a, HOST_LID, 0, 7), VF_EMA_NOT_SM,
+	     "Set from a host's LID: 0x0200");
+	OK(!a->slot[0].vport.exists && a->auth.not_sm == 1,
+	   "...nothing created, counted as not_sm");
+	EQ_U(set_vesw_from(a, 0, 0, 7), VF_EMA_NOT_SM,
+	     "SLID 0 (no master SM known yet): 0x0200");
+	EQ_U(set_key(a, 0, key, 0), VF_EMA_OK, "no key held: the SM sets one");
+	OK(a->auth.key == key, "...held");
+	req_src.slid = HOST_LID;
+	EQ_U(set_key(a, key, other, 0), VF_EMA_NOT_SM,
+	     "a host knowing the key still may not Set EMKeyInfo");
+	req_src.slid = SM_LID;
+	OK(a->auth.key == key, "...the key is unchanged");
+	EQ_U(set_vesw_from(a, SM_LID, 0, 7), VF_EMA_BAD_KEY,
+	     "the SM's LID without the key: 0x0300");
+	EQ_U(set_vesw_from(a, SM_LID, other, 7), VF_EMA_BAD_KEY,
+	     "...with another key: 0x0300");
+	OK(!a->slot[0].vport.exists && a->auth.bad_key == 2,
+	   "...nothing created, counted as bad_key");
+	OK(!a->auth.lease_running, "lease 0: no lease timer");
+	EQ_U(set_vesw_from(a, SM_LID, key, 7), VF_EMA_OK, "with the key: done");
+	EQ_U(vesw_of(a), 7, "...vESW 7");
+	/* every kind of Set is checked, not only VeswPortInfo */
+	start(VF_EMA_SET, VF_EMA_DELETE_VESW, vf_ema_amod(0, 1));
+	EQ_U(send(a), VF_EMA_BAD_KEY, "DeleteVesw without the key: 0x0300");
+	start(VF_EMA_SET, VF_EMA_CLASS_PORT_INFO, 0);
+	EQ_U(send(a), VF_EMA_BAD_KEY, "ClassPortInfo without the key: 0x0300");
+	start(VF_EMA_SET, VF_EMA_MAC_ENTRIES, vf_ema_amod(0, 0));
+	EQ_U(send(a), VF_EMA_BAD_KEY, "MAC entries without the key: 0x0300");
+	EQ_U(vesw_of(a), 7, "...vESW 7 still");
+
+	/* Gets stay open; the key only to whoever carries it */
+	start(VF_EMA_GET, VF_EMA_VESWPORT_INFO, vf_ema_amod(0, 0));
+	req_src.slid = HOST_LID;
+	EQ_U(send(a), VF_EMA_OK, "a Get from a host: answered");
+	start(VF_EMA_GET, VF_EMA_KEY_INFO, 0);
+	EQ_U(send(a), VF_EMA_OK, "Get EMKeyInfo from a host: answered");
+	vf_ema_get_key_info(rp, FULL, &k);
+	OK(k.key == 0 && k.flags == VF_EMA_KEY_HELD && k.bad_key == 5 &&
+	   k.not_sm == 3, "...key held, not shown; the refusals counted");
+	start(VF_EMA_GET, VF_EMA_KEY_INFO, 0);
+	vf_ema_put_key(rq, other);
+	send(a);
+	vf_ema_get_key_info(rp, FULL, &k);
+	EQ_U(k.key, 0, "...nor to a Get with another key");
+	start(VF_EMA_GET, VF_EMA_KEY_INFO, 0);
+	vf_ema_put_key(rq, key);
+	send(a);
+	vf_ema_get_key_info(rp, FULL, &k);
+	EQ_U(k.key, key, "...shown to a Get carrying it");
+	OK(zero_from(rp, 24, 36), "no answer carries a key in its header");
+	req_src.slid = SM_LID;
+
+	/* the lease: a takeover by an SM that does not know the key */
+	EQ_U(set_key(a, key, key, 10), VF_EMA_OK, "lease 10 s");
+	EQ_U(set_vesw_from(a, SM_LID, other, 8), VF_EMA_BAD_KEY,
+	     "a new master with another key: 0x0300");
+	OK(a->auth.lease_running && a->auth.lease_end_ms == 11000,
+	   "...the lease timer runs: until now + 10 s");
+	req_src.now_ms = 5000;
+	EQ_U(set_vesw_from(a, SM_LID, other, 8), VF_EMA_BAD_KEY,
+	     "...still refused after 4 s");
+	EQ_U(a->auth.lease_end_ms, 11000, "...a refusal does not restart it");
+	OK(!vf_ema_agent_expire(a, 10999), "not run out at 10.999 s");
+	req_src.now_ms = 11000;
+	EQ_U(set_key(a, other, other, 10), VF_EMA_OK,
+	     "run out: key cleared, the new EM sets its own");
+	OK(a->auth.key == other && a->auth.expired == 1,
+	   "...its key held, one expiry counted");
+	EQ_U(set_vesw_from(a, SM_LID, other, 8), VF_EMA_OK,
+	     "...and it configures the endpoint");
+	EQ_U(set_vesw_from(a, SM_LID, key, 9), VF_EMA_BAD_KEY,
+	     "the old key no longer works");
+	req_src.now_ms = 12000;
+	EQ_U(set_vesw_from(a, SM_LID, other, 8), VF_EMA_OK,
+	     "a Set carrying the key stops the lease timer");
+	OK(!a->auth.lease_running, "...not running");
+	OK(!vf_ema_agent_expire(a, 999999), "...so the key stays");
+	/* a host cannot start the lease timer: its Sets fail the SLID check */
+	req_src.slid = HOST_LID;
+	set_vesw_from(a, HOST_LID, key, 9);
+	OK(!a->auth.lease_running, "a host's Set does not start the lease");
+	req_src.slid = SM_LID;
+	EQ_U(set_key(a, other, 0, 0), VF_EMA_OK, "the EM clears its key (0)");
+	EQ_U(set_vesw_from(a, SM_LID, 0, 9), VF_EMA_OK,
+	     "...then Sets need none");
+	req_src.now_ms = 0;
+	free(a);
+}
+
 static void test_robustness(void)
 {
 	struct vf_ema_agent *a = new_agent(4);
@@ -1034,7 +1208,7 @@ static void test_robustness(void)
 		if (!req || !reply)
 			abort();
 		memcpy(req, src, len);
-		n = vf_ema_agent_handle(a, req, len, reply, FULL);
+		n = vf_ema_agent_handle(a, req, len, &req_src, reply, FULL);
 		if (n) {
 			answered++;
 			if (n != FULL || !zero_from(reply, VF_EMA_USED, FULL) ||
@@ -1101,6 +1275,8 @@ int main(void)
 	test_agent_traps();
 	test_agent_host_mac();
 	test_agent_malformed();
+	test_key_codec();
+	test_agent_auth();
 	test_robustness();
 	return tap_done();
 }

@@ -161,6 +161,20 @@ int main(void)
 			      "sa_record_budget=4294967296"), 3,
 	     "a negative, non-numeric or too large sa_record_budget refused");
 	EQ_U(o.sa_record_budget, 0, "... and the setting kept");
+	OK(o.em_key == 0 && o.em_key_lease == 60,
+	   "em_key 0 (a random one at start) and a lease of 60 s by default");
+	EQ_U(vf_options_parse(&o, "em_key=0xFEEDface12345678 em_key_lease=0"),
+	     0, "em_key in hex with 0x, em_key_lease=0 (never runs out)");
+	OK(o.em_key == 0xfeedface12345678ull && o.em_key_lease == 0,
+	   "... both taken");
+	EQ_U(vf_options_parse(&o, "em_key=2a"), 0, "em_key without 0x");
+	EQ_U(o.em_key, 0x2a, "... taken");
+	EQ_U(vf_options_parse(&o, "em_key=0x em_key=12345678901234567 "
+			      "em_key=xyz em_key=-1 em_key_lease=65536 "
+			      "em_key_lease=1s"), 6,
+	     "an empty, 17-digit, non-hex or negative em_key and a lease "
+	     "past 16 bits or not a number refused");
+	OK(o.em_key == 0x2a && o.em_key_lease == 0, "... the settings kept");
 
 	logged = 0;
 	EQ_U(vf_options_parse(&o, "colour=blue check_routes=YES"), 1,
