@@ -160,9 +160,9 @@ static void answer(const uint8_t *req, size_t len)
 			      "a Set from LID %u (not the master SM) done",
 			      src.slid);
 		VF_FUZZ_CHECK(st != VF_EMA_OK || copy[3] != VF_EMA_SET ||
-			      !before.auth.key ||
+			      !before.auth.mkey.key ||
 			      agent.auth.expired != before.auth.expired ||
-			      vf_ema_get_key(copy, len) == before.auth.key,
+			      vf_ema_get_key(copy, len) == before.auth.mkey.key,
 			      "a Set without the key held done");
 		VF_FUZZ_CHECK(st || !vf_ema_get_hdr(copy, len, &rq),
 			      "a MAD that is not ours answered OK");
@@ -188,8 +188,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	src = (struct vf_ema_src){ .sm_lid = FUZZ_SM_LID };
 	if (size > 25 && data[25] & 1) {	/* keyed from the start */
-		agent.auth.key = FUZZ_KEY;
-		agent.auth.lease_s = 3;
+		agent.auth.mkey.key = FUZZ_KEY;
+		agent.auth.mkey.lease_s = 3;
 	}
 	for (size_t off = 0; off < size || !size; off += VF_EMA_MAD_SIZE) {
 		size_t len = size - off < VF_EMA_MAD_SIZE ? size - off :

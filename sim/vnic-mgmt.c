@@ -243,7 +243,7 @@ void vnic_mgmt_tick(struct endpoint *ep)
 	if (vf_ema_agent_expire(&ep->ema, vnic_now_ms())) {
 		/* recovery after a takeover: the new EM may set its key */
 		printf("vnic-endpoint: the EM key's lease of %u s ran out with no Set carrying the key: key cleared\n",
-		       ep->ema.auth.lease_s);
+		       ep->ema.auth.mkey.lease_s);
 		ep->dirty = true;
 	}
 
@@ -324,10 +324,10 @@ void vnic_print_state(struct endpoint *ep, FILE *out)
 	fprintf(out, "ema_sm_lid %u\nema_key_held %d\nema_key_lease %u\n"
 		"ema_key_lease_running %d\nema_refused_not_sm %llu\n"
 		"ema_refused_bad_key %llu\nema_key_expired %llu\n",
-		ep->sm_lid, ep->ema.auth.key != 0, ep->ema.auth.lease_s,
-		ep->ema.auth.lease_running,
+		ep->sm_lid, ep->ema.auth.mkey.key != 0,
+		ep->ema.auth.mkey.lease_s, ep->ema.auth.mkey.lease_end_ms != 0,
 		(unsigned long long)ep->ema.auth.not_sm,
-		(unsigned long long)ep->ema.auth.bad_key,
+		(unsigned long long)ep->ema.auth.mkey.refused,
 		(unsigned long long)ep->ema.auth.expired);
 	if (m->traps_received)
 		fprintf(out, "last_trap issuer %u vesw %u port_num %u vport %u opcode %u\n",

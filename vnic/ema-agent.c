@@ -275,10 +275,9 @@ bool vf_ema_agent_expire(struct vf_ema_agent *a, uint64_t now_ms)
 {
 	struct vf_ema_auth *k = &a->auth;
 
-	if (!k->lease_running || now_ms < k->lease_end_ms)
+	/* a new EM may now set its own */
+	if (!vf_mkey_expire(&k->mkey, now_ms))
 		return false;
-	k->lease_running = false;
-	k->key = 0;	/* a new EM may now set its own */
 	k->expired++;
 	return true;
 }
@@ -301,25 +300,22 @@ static uint16_t key_info(struct call *c)
 
 	if (c->h.attr_mod)
 		return VF_EMA_BAD_FIELD;
-	knows = k->key && vf_ema_get_key(c->req, c->len) == k->key;
+	knows = k->mkey.key &&
+		vf_ema_get_key(c->req, c->len) == k->mkey.key;
 	if (c->h.method == VF_EMA_SET) {
 		uint16_t st = vf_ema_get_key_info(c->req, c->len, &in);
 
 		if (st != VF_EMA_OK)
 			return st;
-		k->key = in.key;
-		k->lease_s = in.lease_s;
-		k->lease_running = false;
+		vf_mkey_set(&k->mkey, in.key, in.lease_s);
 		knows = true;
 	}
-	out.key = knows ? k->key : 0;
-	out.lease_s = k->lease_s;
-	out.flags = k->key ? VF_EMA_KEY_HELD : 0;
-	if (k->lease_running && k->lease_end_ms > c->src->now_ms)
-		out.lease_left_s = sat32((k->lease_end_ms - c->src->now_ms +
-					  999) / 1000);
+	out.key = knows ? k->mkey.key : 0;
+	out.lease_s = k->mkey.lease_s;
+	out.flags = k->mkey.key ? VF_EMA_KEY_HELD : 0;
+	out.lease_left_s = vf_mkey_lease_left_s(&k->mkey, c->src->now_ms);
 	out.not_sm = sat32(k->not_sm);
-	out.bad_key = sat32(k->bad_key);
+	out.bad_key = k->mkey.refused;
 	out.expired = sat32(k->expired);
 	vf_ema_put_key_info(c->reply, &out);
 	return VF_EMA_OK;
@@ -339,16 +335,10 @@ static uint16_t authenticate(struct call *c)
 		k->not_sm++;
 		return VF_EMA_NOT_SM;
 	}
-	if (k->key && vf_ema_get_key(c->req, c->len) != k->key) {
-		k->bad_key++;
-		if (k->lease_s && !k->lease_running) {
-			k->lease_running = true;
-			k->lease_end_ms = c->src->now_ms +
-					  (uint64_t)k->lease_s * 1000;
-		}
+	/* a refusal starts the lease, the key stops it: takeover */
+	if (!vf_mkey_check(&k->mkey, vf_ema_get_key(c->req, c->len), true,
+			   c->src->now_ms))
 		return VF_EMA_BAD_KEY;
-	}
-	k->lease_running = false;	/* the key is known: no takeover */
 	return VF_EMA_OK;
 }
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "ema.h"
+#include "routing/mgmtkey.h"
 #include "vport.h"
 
 #define VF_EMA_MAX_VPORTS 8	/* per physical port: one netdev each, a
@@ -54,11 +55,10 @@ struct vf_ema_slot {
  * it (a new SM after a takeover) can set its own.
  */
 struct vf_ema_auth {
-	uint64_t key;			/* 0: none held, any Set key passes */
-	uint16_t lease_s;		/* 0: the key never runs out */
-	bool lease_running;
-	uint64_t lease_end_ms;		/* when it runs out, if running */
-	uint64_t not_sm, bad_key;	/* Sets refused, by reason */
+	struct vf_mkey mkey;		/* the key, its lease, the Sets refused
+					 * for it (routing/mgmtkey.h, as the
+					 * AR_Key of a switch) */
+	uint64_t not_sm;		/* Sets refused: not the master SM */
 	uint64_t expired;		/* keys cleared by the lease */
 };
 

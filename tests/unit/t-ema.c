@@ -1108,19 +1108,19 @@ static void test_agent_auth(void)
 	EQ_U(set_vesw_from(a, 0, 0, 7), VF_EMA_NOT_SM,
 	     "SLID 0 (no master SM known yet): 0x0200");
 	EQ_U(set_key(a, 0, key, 0), VF_EMA_OK, "no key held: the SM sets one");
-	OK(a->auth.key == key, "...held");
+	OK(a->auth.mkey.key == key, "...held");
 	req_src.slid = HOST_LID;
 	EQ_U(set_key(a, key, other, 0), VF_EMA_NOT_SM,
 	     "a host knowing the key still may not Set EMKeyInfo");
 	req_src.slid = SM_LID;
-	OK(a->auth.key == key, "...the key is unchanged");
+	OK(a->auth.mkey.key == key, "...the key is unchanged");
 	EQ_U(set_vesw_from(a, SM_LID, 0, 7), VF_EMA_BAD_KEY,
 	     "the SM's LID without the key: 0x0300");
 	EQ_U(set_vesw_from(a, SM_LID, other, 7), VF_EMA_BAD_KEY,
 	     "...with another key: 0x0300");
-	OK(!a->slot[0].vport.exists && a->auth.bad_key == 2,
+	OK(!a->slot[0].vport.exists && a->auth.mkey.refused == 2,
 	   "...nothing created, counted as bad_key");
-	OK(!a->auth.lease_running, "lease 0: no lease timer");
+	OK(!a->auth.mkey.lease_end_ms, "lease 0: no lease timer");
 	EQ_U(set_vesw_from(a, SM_LID, key, 7), VF_EMA_OK, "with the key: done");
 	EQ_U(vesw_of(a), 7, "...vESW 7");
 	/* every kind of Set is checked, not only VeswPortInfo */
@@ -1158,17 +1158,17 @@ static void test_agent_auth(void)
 	EQ_U(set_key(a, key, key, 10), VF_EMA_OK, "lease 10 s");
 	EQ_U(set_vesw_from(a, SM_LID, other, 8), VF_EMA_BAD_KEY,
 	     "a new master with another key: 0x0300");
-	OK(a->auth.lease_running && a->auth.lease_end_ms == 11000,
+	OK(a->auth.mkey.lease_end_ms && a->auth.mkey.lease_end_ms == 11000,
 	   "...the lease timer runs: until now + 10 s");
 	req_src.now_ms = 5000;
 	EQ_U(set_vesw_from(a, SM_LID, other, 8), VF_EMA_BAD_KEY,
 	     "...still refused after 4 s");
-	EQ_U(a->auth.lease_end_ms, 11000, "...a refusal does not restart it");
+	EQ_U(a->auth.mkey.lease_end_ms, 11000, "...a refusal does not restart it");
 	OK(!vf_ema_agent_expire(a, 10999), "not run out at 10.999 s");
 	req_src.now_ms = 11000;
 	EQ_U(set_key(a, other, other, 10), VF_EMA_OK,
 	     "run out: key cleared, the new EM sets its own");
-	OK(a->auth.key == other && a->auth.expired == 1,
+	OK(a->auth.mkey.key == other && a->auth.expired == 1,
 	   "...its key held, one expiry counted");
 	EQ_U(set_vesw_from(a, SM_LID, other, 8), VF_EMA_OK,
 	     "...and it configures the endpoint");
@@ -1177,12 +1177,12 @@ static void test_agent_auth(void)
 	req_src.now_ms = 12000;
 	EQ_U(set_vesw_from(a, SM_LID, other, 8), VF_EMA_OK,
 	     "a Set carrying the key stops the lease timer");
-	OK(!a->auth.lease_running, "...not running");
+	OK(!a->auth.mkey.lease_end_ms, "...not running");
 	OK(!vf_ema_agent_expire(a, 999999), "...so the key stays");
 	/* a host cannot start the lease timer: its Sets fail the SLID check */
 	req_src.slid = HOST_LID;
 	set_vesw_from(a, HOST_LID, key, 9);
-	OK(!a->auth.lease_running, "a host's Set does not start the lease");
+	OK(!a->auth.mkey.lease_end_ms, "a host's Set does not start the lease");
 	req_src.slid = SM_LID;
 	EQ_U(set_key(a, other, 0, 0), VF_EMA_OK, "the EM clears its key (0)");
 	EQ_U(set_vesw_from(a, SM_LID, 0, 9), VF_EMA_OK,
