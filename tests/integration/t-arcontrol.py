@@ -22,11 +22,16 @@ ar_key=KEY_A, ar_key_lease=LEASE_S:
   out (the watch thread asks for a sweep) every switch takes KEY_B and is
   programmed; a request carrying KEY_A is then refused;
 - a third start with KEY_B again (the same key as the switches hold)
-  programs at once, with no switch holding another key.
+  programs at once, with no switch holding another key;
+- a live standby (another node, lower priority, the same ar_key): the
+  master is killed (SIGKILL), the standby becomes master and programs
+  every switch at once with the key they hold: no switch holds another
+  key, and L002 runs a newer generation.
 """
 
 import os
 import re
+import signal
 import time
 
 import topogen
@@ -41,6 +46,7 @@ KEY_B = 0xB0B5EC12E7C0FFEE
 LEASE_S = 4
 GREEDY = 1
 HOST = "cn0003"             # a compute node, not the SM's
+STANDBY = "cn0004"          # the standby SM's node (another leaf)
 
 
 def config(lost_route_only):
@@ -63,11 +69,13 @@ def wait_state(agents, node, pred, what, timeout=30):
                             agents.check)
 
 
-def start_sm(sim, conf, key, lease=LEASE_S):
+def start_sm(sim, conf, key, lease=LEASE_S, prio=None, node=None):
+    extra = [f"sm_priority {prio}", "sminfo_polling_timeout 1000",
+             "polling_retry_number 2"] if prio is not None else []
     return sim.start_opensm(conf_lines=vftest.plugin_conf(
         options=f"config={conf} config_poll=1 ar_key={key:x} "
-                f"ar_key_lease={lease}"),
-        plugin_dir=vftest.PLUGIN_DIR)
+                f"ar_key_lease={lease}", extra=extra),
+        plugin_dir=vftest.PLUGIN_DIR, node=node)
 
 
 def main():
@@ -205,14 +213,39 @@ def takeover(tap, sim, fab, agents, lid, conf, osm):
            "the switches hold the new key: a Set with the old one is "
            "refused 0x0300, AR stays on", f"{old} {shown}")
     sim.stop_opensm(osm)
-    osm = start_sm(sim, conf, KEY_B)
+    osm = start_sm(sim, conf, KEY_B, prio=14)
     sim.wait_subnet_up(osm=osm)
     again = summary_after(sim, 0, "KEY_B again")
     tap.ok(again[5] == 0 and again[4] == 0 and
            "holds another AR_Key" not in sim.log_text(0, osm=osm),
            "a new SM with the same key takes over at once: no switch "
            "holds another key", str(again))
+    live_standby(tap, sim, agents, conf, osm)
     agents.check()
+
+
+def live_standby(tap, sim, agents, conf, master):
+    """A standby with the same key takes over when the master dies."""
+    standby = start_sm(sim, conf, KEY_B, prio=1, node=STANDBY)
+    sim.wait_log("Entering STANDBY state", osm=standby, timeout=120)
+    gen = state(agents, "L002").get("generation", 0)
+    since = sim.log_offset(osm=standby)
+    master.popen.send_signal(signal.SIGKILL)
+    master.popen.wait()
+    sim.wait_log("Entering MASTER state", since=since, osm=standby,
+                 timeout=120)
+    m = sim.wait_log(r"adaptive routing: (\d+) switches programmed .*, "
+                     r"(\d+) failed, (\d+) hold another AR_Key", since,
+                     120, osm=standby)
+    after = state(agents, "L002")
+    n = len(agents.procs)
+    tap.ok(m.group(1) == str(n) and m.group(2) == m.group(3) == "0" and
+           after.get("generation", 0) > gen and after.get("enable") == 1
+           and after.get("pause") == 0,
+           f"master killed: the standby (same ar_key) becomes master and "
+           f"programs all {n} switches at once; L002 runs generation "
+           f"{after.get('generation')} (was {gen}), resumed",
+           f"{m.group(0)} {after}")
 
 
 if __name__ == "__main__":
