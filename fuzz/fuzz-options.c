@@ -3,8 +3,10 @@
  * OpenSM's event_plugin_options line (plugin/options.c), parsed on top of
  * the defaults and then again on top of itself (a SIGHUP re-read).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fuzz/fuzz.h"
 #include "plugin/options.h"
@@ -26,25 +28,61 @@ static void check(const struct vf_options *o)
 	}
 }
 
+/* Does the name of n characters end in "_key", any case? */
+static bool ends_key(const char *t, size_t n)
+{
+	return n >= 4 && !strncasecmp(t + n - 4, "_key", 4);
+}
+
 /*
- * No value of a *_key= setting survives in the line the plugin logs: in
- * each blank-separated setting whose name (before its first '=') ends in
- * "_key", the value is the mark.
+ * No key's value survives in the line the plugin logs.  A model of the
+ * rule, token by token (blank-separated, as the parser reads them): a
+ * token whose name (before its first '=') ends in "_key", any case, or
+ * one after "x_key=" or "x_key" (a blank typed by mistake around the
+ * '='), is shown as its name and '=' (if it has a key's name) and the
+ * mark; every other token as it is.
  */
 static void check_redacted(const char *text)
 {
-	char *shown = vf_options_redacted(text), *save = NULL, *tok;
+	static const char mark[] = "<hidden>";
+	char *shown = vf_options_redacted(text);
+	const char *t = text, *o = shown, *prev = NULL;
+	size_t prev_len = 0;
 
 	if (!shown)
 		return;
-	for (tok = strtok_r(shown, " \t\r\n", &save); tok;
-	     tok = strtok_r(NULL, " \t\r\n", &save)) {
-		char *eq = strchr(tok, '=');
+	for (;;) {
+		size_t tl, ol, keep;
+		const char *eq;
+		bool secret;
 
-		if (!eq || eq - tok < 4 || strncmp(eq - 4, "_key", 4))
-			continue;
-		VF_FUZZ_CHECK(!strcmp(eq + 1, "<hidden>"),
-			      "a key's value is logged: %.60s", tok);
+		t += strspn(t, " \t\r\n");
+		o += strspn(o, " \t\r\n");
+		tl = strcspn(t, " \t\r\n");
+		ol = strcspn(o, " \t\r\n");
+		if (!tl) {
+			VF_FUZZ_CHECK(!ol, "a token added: %.40s", o);
+			break;
+		}
+		eq = memchr(t, '=', tl);
+		keep = eq && ends_key(t, (size_t)(eq - t)) ?
+		       (size_t)(eq - t) + 1 : 0;
+		secret = keep || (!eq && ends_key(t, tl)) ||
+			 (prev && (ends_key(prev, prev_len) ||
+				   (prev[prev_len - 1] == '=' &&
+				    ends_key(prev, prev_len - 1))));
+		if (secret)
+			VF_FUZZ_CHECK(ol == keep + sizeof(mark) - 1 &&
+				      !memcmp(o, t, keep) &&
+				      !memcmp(o + keep, mark, sizeof(mark) - 1),
+				      "a key's value is logged: %.60s", o);
+		else
+			VF_FUZZ_CHECK(ol == tl && !memcmp(o, t, tl),
+				      "a setting changed: %.40s", t);
+		prev = t;
+		prev_len = tl;
+		t += tl;
+		o += ol;
 	}
 	free(shown);
 }

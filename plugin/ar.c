@@ -48,7 +48,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "plugin/madbatch.h"
 #include "plugin/plugin.h"
@@ -741,35 +740,51 @@ out:
 	free(r);
 }
 
-/* A pass without new tables: resume what we paused before routing, on
- * the tables it holds (its lost-route marks go: the SM has swept). */
+/*
+ * A pass without new tables of ours: the sweep was routed by another
+ * engine (our engine refused its tables, OpenSM fell back), so the groups
+ * the switches hold were checked against LFTs that are gone.  Fail
+ * closed: resume what we paused before routing with AR off; the switches
+ * forward by the new LFTs alone until one of our engines routes again.
+ */
 static void resume_paused(struct vf_plugin *p, uint64_t end)
 {
 	struct vf_ar_state *a = p->ar;
 	struct mb_req *r = calloc(a->num_sws + 1, sizeof(*r));
-	unsigned n = 0;
+	unsigned n = 0, done = 0;
 
 	if (!r)
 		return;
 	for (unsigned i = 0; i < a->num_sws; i++) {
 		struct ar_sw *s = a->sws[i];
+		struct vf_arp_control c = s->ctl;
 
 		if (!s->paused_gen || !s->lid)
 			continue;
+		c.enable = false;
 		req_init(&r[n], s, VF_ARP_SET, VF_ARP_CONTROL, 0, s->paused_gen);
-		vf_arp_put_control(r[n++].mad, &s->ctl);
+		vf_arp_put_control(r[n++].mad, &c);
 	}
 	if (n && !bind_class(p))
 		run_batch(a, r, n, end);
 	for (unsigned i = 0; i < n; i++) {
 		struct ar_sw *s = sw_of(&r[i]);
 
-		if (mb_answered(&r[i]))
+		if (mb_answered(&r[i])) {
 			s->generation = s->paused_gen;
-		else
+			s->ctl.enable = false;
+			done++;
+		} else {
 			s->known = false;
+		}
 		s->paused_gen = 0;
 	}
+	if (n)
+		vf_log(VF_LOG_WARN,
+		       "adaptive routing: this sweep was not routed by one of our engines (engine '%s'): AR turned off on %u of %u switches, which forward by the new LFTs alone until one of ours routes again",
+		       p->osm->routing_engine_used &&
+		       p->osm->routing_engine_used->name ?
+		       p->osm->routing_engine_used->name : "unknown", done, n);
 	free(r);
 }
 
@@ -927,20 +942,9 @@ int vf_ar_create(struct vf_plugin *p)
 		.retries = AR_RETRIES, .tid_base = AR_TID_BASE,
 		.used = VF_ARP_USED,
 	});
-	a->key = p->opts.ar_key;
+	a->key = vf_management_key("AR_Key", "ar_key", p->opts.ar_key,
+				   p->opts.ar_key_file);
 	a->lease_s = (uint16_t)p->opts.ar_key_lease;
-	/* a key of this start: no host can know it; a standby SM with
-	 * another waits out the lease (docs/adaptive-routing.md) */
-	while (!a->key &&
-	       getrandom(&a->key, sizeof(a->key), 0) != sizeof(a->key)) {
-		if (errno == EINTR)
-			continue;
-		a->key = 0;
-		vf_log(VF_LOG_ERROR,
-		       "ERR VF1103: adaptive routing: no random AR_Key (%s); the switches get none and check only that Sets come from the master SM's port: set ar_key",
-		       strerror(errno));
-		break;
-	}
 	p->ar = a;
 	return 0;
 }

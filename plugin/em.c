@@ -1375,30 +1375,6 @@ void vf_em_subnet_up(struct vf_plugin *p)
 	pthread_mutex_unlock(&e->lock);
 }
 
-/*
- * em_key, or a random one: an SM that made its own key can configure the
- * endpoints it sets it on, but no other EM (nor a host) can guess it.
- */
-static uint64_t make_key(const struct vf_options *o)
-{
-	uint64_t k = o->em_key;
-	int fd;
-
-	while (!k) {
-		if (getrandom(&k, sizeof(k), 0) == (ssize_t)sizeof(k))
-			continue;
-		fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || read(fd, &k, sizeof(k)) != (ssize_t)sizeof(k)) {
-			vf_log(VF_LOG_ERROR,
-			       "ERR VF1206: em: no random source for the EM key; set em_key");
-			k = (uint64_t)vf_now_ms() * 0x9E3779B97F4A7C15ull ^
-			    (uint64_t)getpid();
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-	return k;
-}
 
 int vf_em_create(struct vf_plugin *p)
 {
@@ -1413,7 +1389,8 @@ int vf_em_create(struct vf_plugin *p)
 		return -ENOMEM;
 	}
 	e->p = p;
-	e->key = make_key(&p->opts);
+	e->key = vf_management_key("EM key", "em_key", p->opts.em_key,
+				   p->opts.em_key_file);
 	e->lease = (uint16_t)p->opts.em_key_lease;
 	e->recon_due = true;	/* the endpoints may hold anything */
 	mb_init(&e->mad, p, &(struct mb_params){

@@ -27,6 +27,9 @@ void vf_options_free(struct vf_options *o)
 {
 	free(o->config);
 	o->config = NULL;
+	free(o->ar_key_file);
+	free(o->em_key_file);
+	o->ar_key_file = o->em_key_file = NULL;
 	free(o->core_switches.guids);
 	free(o->route_last.guids);
 	o->core_switches.guids = o->route_last.guids = NULL;
@@ -378,12 +381,35 @@ static int parse_budget(const char *v, unsigned *out)
 	return 0;
 }
 
+/* Does the name of n characters end in "_key", any case: a secret. */
+static bool key_name(const char *name, size_t n)
+{
+	return n >= 4 && !strncasecmp(name + n - 4, "_key", 4);
+}
+
 /* A secret: its value is never logged. */
 static bool is_key(const char *name)
 {
-	size_t n = strlen(name);
+	return key_name(name, strlen(name));
+}
 
-	return n >= 4 && !strcmp(name + n - 4, "_key");
+/*
+ * Might the blank-separated token tok (of len characters) be a key's
+ * value, given the token before it (prev, prev_len; NULL at the start)?
+ * Its own name ends in _key; or it follows "x_key=" with nothing after
+ * the '=' (a blank typed after it) or "x_key" (a blank before the '=').
+ * Then no log shows it.
+ */
+static bool secret_token(const char *tok, size_t len, const char *prev,
+			 size_t prev_len)
+{
+	const char *eq = memchr(tok, '=', len);
+
+	if (key_name(tok, eq ? (size_t)(eq - tok) : len))
+		return true;
+	return prev && prev_len &&
+	       (key_name(prev, prev_len) ||
+		(prev[prev_len - 1] == '=' && key_name(prev, prev_len - 1)));
 }
 
 /* A 64-bit key in hex, 0x optional. */
@@ -419,33 +445,59 @@ static int parse_lease(const char *v, unsigned *out)
 char *vf_options_redacted(const char *text)
 {
 	static const char hidden[] = "<hidden>";
+	const char *t = text, *prev = NULL;
+	size_t prev_len = 0;
 	char *out, *o;
-	const char *t = text;
 
 	if (!text)
 		return NULL;
-	/* at most every character a key's value: room for each hidden */
+	/* at most every character a token: room for a mark each */
 	out = malloc(strlen(text) * sizeof(hidden) + 1);
 	if (!out)
 		return NULL;
 	o = out;
 	while (*t) {
-		const char *eq = strchr(t, '=');
-		size_t word = strcspn(t, " \t\r\n=");
+		size_t blank = strspn(t, " \t\r\n"), len;
+		const char *eq;
 
-		if (eq && eq == t + word && word >= 4 &&
-		    !strncmp(eq - 4, "_key", 4)) {
-			memcpy(o, t, word + 1);
-			o += word + 1;
+		memcpy(o, t, blank);
+		o += blank;
+		t += blank;
+		len = strcspn(t, " \t\r\n");
+		if (!len)
+			break;
+		eq = memchr(t, '=', len);
+		if (!secret_token(t, len, prev, prev_len)) {
+			memcpy(o, t, len);
+			o += len;
+		} else {
+			/* a name=value keeps its name: the mark says where */
+			size_t keep = eq && key_name(t, (size_t)(eq - t)) ?
+				      (size_t)(eq - t) + 1 : 0;
+
+			memcpy(o, t, keep);
+			o += keep;
 			memcpy(o, hidden, sizeof(hidden) - 1);
 			o += sizeof(hidden) - 1;
-			t = eq + 1 + strcspn(eq + 1, " \t\r\n");
-			continue;
 		}
-		*o++ = *t++;
+		prev = t;
+		prev_len = len;
+		t += len;
 	}
 	*o = '\0';
 	return out;
+}
+
+/* A file's path (absolute: OpenSM may run from anywhere). */
+static int set_path(char **where, const char *path)
+{
+	char *copy = path[0] == '/' ? strdup(path) : NULL;
+
+	if (!copy)
+		return -1;
+	free(*where);
+	*where = copy;
+	return 0;
 }
 
 static int set_config(struct vf_options *o, const char *path)
@@ -522,9 +574,13 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_key(val, &o->ar_key);
 	else if (!strcmp(key, "ar_key_lease"))
 		rc = parse_lease(val, &o->ar_key_lease);
+	else if (!strcmp(key, "ar_key_file"))
+		rc = set_path(&o->ar_key_file, val);
+	else if (!strcmp(key, "em_key_file"))
+		rc = set_path(&o->em_key_file, val);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, em_key_file, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease, ar_key_file); ignored",
 		       key);
 		return -1;
 	}
@@ -559,11 +615,13 @@ static int resolve_order(struct vf_options *o)
 unsigned vf_options_parse(struct vf_options *o, const char *text)
 {
 	unsigned problems = 0;
-	const char *s = text;
+	const char *s = text, *prev = NULL;	/* the token before: a */
+	size_t prev_len = 0;			/* key's value may follow */
 
 	while (s && *s) {
 		char tok[1024], *eq;
 		size_t len;
+		bool hide;
 
 		while (isspace((unsigned char)*s))
 			s++;
@@ -573,7 +631,10 @@ unsigned vf_options_parse(struct vf_options *o, const char *text)
 		if (len >= sizeof(tok)) {
 			vf_log(VF_LOG_ERROR,
 			       "ERR VF0102: event_plugin_options: setting too long at '%.20s...'; ignored",
-			       s);
+			       secret_token(s, len, prev, prev_len) ?
+			       "<hidden>" : s);
+			prev = s;
+			prev_len = len;
 			problems++;
 			s += len;
 			continue;
@@ -581,11 +642,14 @@ unsigned vf_options_parse(struct vf_options *o, const char *text)
 		memcpy(tok, s, len);
 		tok[len] = '\0';
 		s += len;
+		hide = secret_token(s - len, len, prev, prev_len);
+		prev = s - len;
+		prev_len = len;
 		eq = strchr(tok, '=');
 		if (!eq || eq == tok) {
 			vf_log(VF_LOG_ERROR,
 			       "ERR VF0102: event_plugin_options: '%s' is not key=value; ignored",
-			       tok);
+			       hide ? "<hidden>" : tok);
 			problems++;
 			continue;
 		}

@@ -272,6 +272,14 @@ void vf_qos_routing_done(struct vf_plugin *p);
  * time; logs one summary line.
  */
 int vf_ar_create(struct vf_plugin *p);
+/*
+ * plugin/keys.c: the key a management class gives its agents: read from
+ * file when one is named, else configured, else random (0, logged, when
+ * there is no random source).  what names the key, option the setting.
+ */
+uint64_t vf_management_key(const char *what, const char *option,
+			   uint64_t configured, const char *file);
+
 void vf_ar_subnet_up(struct vf_plugin *p);
 void vf_ar_heavy_sweep(struct vf_plugin *p);
 void vf_ar_destroy(struct vf_plugin *p);

@@ -56,6 +56,7 @@
 #include "routing/arproto.h"
 #include "routing/arselect.h"
 #include "routing/mgmtkey.h"
+#include "sim/errfilter.h"
 #include "sim/umadsim.h"
 
 #define QP1_QKEY VF_UMADSIM_QP1_QKEY
@@ -68,6 +69,7 @@
 #define NOTICE_SLOTS 64		/* notices awaiting an answer */
 #define NOTICE_TRIES 8		/* sends of one notice, gaps doubling */
 #define NOTICE_FIRST_GAP_MS 250
+#define SM_REREAD_MS 100	/* MasterSMLID read at most this often */
 #define NBRS (VF_ARP_NEIGHBOR_BLOCKS * VF_ARP_NEIGHBORS_PER_BLOCK)
 #define MAX_PORTS 255
 #define EXIT_USAGE 2
@@ -113,6 +115,8 @@ struct agent {
 	bool eval_pending, in_eval;
 	bool in_smp;			/* waiting for one of our own SMPs */
 	uint16_t sm_lid;		/* MasterSMLID, as last read */
+	uint64_t sm_read_ms;		/* ... when */
+	volatile uint64_t umad2sim_lines; /* umad2sim's size lines dropped */
 	uint32_t next_tid;
 	unsigned long notices_sent, notices_received, notices_acked;
 	unsigned long notices_resent, notices_dropped;
@@ -543,11 +547,18 @@ static int own_smp(struct agent *a, uint16_t attr, uint32_t mod,
 static bool from_master_sm(struct agent *a, uint16_t slid)
 {
 	uint8_t d[VF_UMADSIM_SMP_DATA];
+	uint64_t now = now_ms();
 
 	if (slid && slid == a->sm_lid)
 		return true;
-	if (!a->in_smp && !own_smp(a, ATTR_PORT_INFO, 0, d))
-		a->sm_lid = (uint16_t)(d[18] << 8 | d[19]);
+	/* at most one read per SM_REREAD_MS: a host flooding Sets does not
+	 * get an SMP per MAD out of us (a new master's Set refused in that
+	 * window is retried by it) */
+	if (!a->in_smp && now - a->sm_read_ms >= SM_REREAD_MS) {
+		a->sm_read_ms = now;
+		if (!own_smp(a, ATTR_PORT_INFO, 0, d))
+			a->sm_lid = (uint16_t)(d[18] << 8 | d[19]);
+	}
 	return slid && slid == a->sm_lid;
 }
 
@@ -588,14 +599,18 @@ static uint16_t authorize(struct agent *a, const struct vf_arp_hdr *h,
 	return st;
 }
 
-/* A neighbor answered notice TID: done with it, whatever the status. */
+/*
+ * A neighbor answered notice TID: done with it, whatever the status.  The
+ * answer must come from the LID the notice went to (the SLID, which the
+ * fabric sets): a host guessing our TIDs cannot cancel a notice.
+ */
 static void notice_answered(struct agent *a, const struct vf_arp_hdr *h,
 			    uint16_t slid)
 {
 	for (unsigned i = 0; i < NOTICE_SLOTS; i++) {
 		struct notice *n = &a->pending[i];
 
-		if (!n->used || n->tid != (uint32_t)h->tid)
+		if (!n->used || n->tid != (uint32_t)h->tid || n->lid != slid)
 			continue;
 		n->used = false;
 		if (h->status)
@@ -721,16 +736,22 @@ static void handle_ar(struct agent *a, int len)
 			break;
 		}
 	}
+	/*
+	 * One line per request would let any host fill the log: errors are
+	 * logged at the 1st, 2nd, 4th, ... (the master SM's always), and of
+	 * the rest only Sets, which change something.
+	 */
 	if (st) {
 		a->errors++;
-		printf("ar-agent: method 0x%02x %s amod %u gen %u: status 0x%04x (%s)\n",
-		       h.method, vf_arp_attr_name(h.attr_id, an), h.attr_mod,
-		       h.generation, st, vf_arp_status_name(st));
-	} else {
-		printf("ar-agent: %s %s amod %u gen %u ok\n",
-		       h.method == VF_ARP_SET ? "Set" : "Get",
+		if (!(a->errors & (a->errors - 1)) || slid == a->sm_lid)
+			printf("ar-agent: method 0x%02x %s amod %u gen %u from LID %u: status 0x%04x (%s); %lu errors so far\n",
+			       h.method, vf_arp_attr_name(h.attr_id, an),
+			       h.attr_mod, h.generation, slid, st,
+			       vf_arp_status_name(st), a->errors);
+	} else if (h.method == VF_ARP_SET) {
+		printf("ar-agent: Set %s amod %u gen %u from LID %u ok\n",
 		       vf_arp_attr_name(h.attr_id, an), h.attr_mod,
-		       h.generation);
+		       h.generation, slid);
 	}
 	mad[3] = VF_ARP_GET_RESP;
 	vf_arp_put_status(mad, st);
@@ -959,6 +980,8 @@ static int parse_loads(struct agent *a, const char *spec)
 
 static int serve(struct agent *a)
 {
+	if (vf_errfilter_start(VF_UMAD2SIM_SIZE_LINE, &a->umad2sim_lines))
+		fprintf(stderr, "ar-agent: cannot filter umad2sim's size lines; they stay\n");
 	if (vf_umadsim_open(&a->u, "ar-agent"))
 		return 1;
 	a->ar_id = vf_umadsim_register(&a->u, VF_ARP_CLASS,
@@ -1002,8 +1025,9 @@ static int serve(struct agent *a)
 		resend_due(a);
 		lapse_key(a);
 	}
-	printf("ar-agent: exiting after %lu AR requests (%lu errors)\n",
-	       a->requests, a->errors);
+	printf("ar-agent: exiting after %lu AR requests (%lu errors); %llu umad2sim size lines dropped\n",
+	       a->requests, a->errors,
+	       (unsigned long long)a->umad2sim_lines);
 	vf_umadsim_close(&a->u);
 	return 0;
 }

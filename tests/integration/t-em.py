@@ -618,7 +618,9 @@ def restart(tap, sim, conf, ep1, ep2):
            "... once; when the lease ran out it set its own key",
            vfsim.tail(sim.osms[-1].log))
     wait_configured(sim, 0, 2)     # ep1 (vESW 1) and ep3 (vESW 2)
-    c = counters(ep1)
+    # the state file follows within a tick: wait for the one with the key
+    c = wait_counters(ep1, lambda c: c.get("ema_key_expired", 0) >= 1 and
+                      c.get("ema_key_held") == 1)
     tap.ok(c.get("ema_key_expired", 0) >= 1 and c.get("ema_key_held") == 1,
            "ep1's key expired once and it holds the new EM's", str(c))
 

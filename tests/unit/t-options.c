@@ -194,6 +194,29 @@ int main(void)
 	OK(strstr(last, "'=x'") != NULL, "empty key is shown");
 	EQ_U(logged, 4, "every problem logged once");
 
+	/* a key's value in no log line, typed with a blank around '=' too */
+	EQ_U(vf_options_parse(&o, "ar_key= 0xDEADBEEFCAFE0001"), 2,
+	     "ar_key with a blank after '=': two problems");
+	OK(!strstr(last, "DEADBEEF"), "... the value is not in the log");
+	EQ_U(vf_options_parse(&o, "ar_key =0xDEADBEEFCAFE0002"), 2,
+	     "ar_key with a blank before '=': two problems");
+	OK(!strstr(last, "DEADBEEF"), "... the value is not in the log");
+	EQ_U(vf_options_parse(&o, "ar_key=0xDEADBEEFCAFE00032"), 1,
+	     "a 17-digit ar_key refused");
+	OK(!strstr(last, "DEADBEEF") && strstr(last, "ar_key"),
+	   "... named, its value not shown");
+	{
+		char *shown = vf_options_redacted(
+			"ar_key= 0xDEAD ar_key =0xBEEF AR_KEY=0xCAFE "
+			"em_key=1 log_level=info");
+
+		EQ_S(shown, "ar_key=<hidden> <hidden> <hidden> <hidden> "
+		     "AR_KEY=<hidden> em_key=<hidden> log_level=info",
+		     "the logged options line hides every key's value, "
+		     "also after a stray blank and in capitals");
+		free(shown);
+	}
+
 	EQ_U(vf_options_parse(&o, "core_switches=0x20,0x10,0x2c900000001"), 0,
 	     "a GUID list");
 	EQ_U(o.core_switches.count, 3, "three core switches");
