@@ -30,12 +30,9 @@
 #include <opensm/osm_opensm.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <unistd.h>
 
 #include "plugin/em.h"
 #include "plugin/madbatch.h"
