@@ -698,46 +698,74 @@ out:
 	free(todo);
 }
 
-/* AR off: tell the switches we enabled to stop (nothing else is sent). */
-static void disable_all(struct vf_plugin *p, uint64_t end)
+/* A switch AR is on at, as we left it; one we paused before routing. */
+static bool enabled(const struct ar_sw *s)
+{
+	return s->cap == CAP_YES && s->ctl.enable;
+}
+
+static bool paused(const struct ar_sw *s)
+{
+	return s->paused_gen != 0;
+}
+
+/*
+ * ARControl with AR off and no pause (at the generation the switch must
+ * be told: the pending one if we paused it) to every switch with a LID
+ * that pick() chooses; how many answered, and in *asked how many were
+ * asked.  The switch then forwards by its LFT alone.
+ */
+static unsigned turn_off(struct vf_plugin *p,
+			 bool (*pick)(const struct ar_sw *), uint64_t end,
+			 unsigned *asked)
 {
 	struct vf_ar_state *a = p->ar;
 	struct mb_req *r = calloc(a->num_sws + 1, sizeof(*r));
 	unsigned n = 0, done = 0;
 
+	*asked = 0;
 	if (!r)
-		return;
+		return 0;
 	for (unsigned i = 0; i < a->num_sws; i++) {
 		struct ar_sw *s = a->sws[i];
-		struct vf_arp_control c;
+		struct vf_arp_control c = s->ctl;
 
-		if (s->cap != CAP_YES || !s->ctl.enable || !s->lid)
+		if (!pick(s) || !s->lid)
 			continue;
-		c = s->ctl;
 		c.enable = false;
 		c.pause = false;
 		req_init(&r[n], s, VF_ARP_SET, VF_ARP_CONTROL, 0,
 			 current_gen(s));
 		vf_arp_put_control(r[n++].mad, &c);
 	}
-	if (!n || bind_class(p))
-		goto out;
-	run_batch(a, r, n, end);
+	if (n && !bind_class(p))
+		run_batch(a, r, n, end);
 	for (unsigned i = 0; i < n; i++) {
-		if (mb_answered(&r[i])) {
-			sw_of(&r[i])->ctl.enable = false;
-			sw_of(&r[i])->generation = current_gen(sw_of(&r[i]));
-			sw_of(&r[i])->paused_gen = 0;
-			done++;
-		} else {
-			sw_of(&r[i])->known = false;
+		struct ar_sw *s = sw_of(&r[i]);
+
+		if (!mb_answered(&r[i])) {
+			s->known = false;
+			continue;
 		}
+		s->ctl.enable = false;
+		s->generation = current_gen(s);
+		s->paused_gen = 0;
+		done++;
 	}
-	vf_log(VF_LOG_INFO,
-	       "adaptive routing: disabled; told %u of %u switches to stop AR",
-	       done, n);
-out:
+	*asked = n;
 	free(r);
+	return done;
+}
+
+/* AR off: tell the switches we enabled to stop (nothing else is sent). */
+static void disable_all(struct vf_plugin *p, uint64_t end)
+{
+	unsigned n, done = turn_off(p, enabled, end, &n);
+
+	if (n)
+		vf_log(VF_LOG_INFO,
+		       "adaptive routing: disabled; told %u of %u switches to stop AR",
+		       done, n);
 }
 
 /*
@@ -749,43 +777,14 @@ out:
  */
 static void resume_paused(struct vf_plugin *p, uint64_t end)
 {
-	struct vf_ar_state *a = p->ar;
-	struct mb_req *r = calloc(a->num_sws + 1, sizeof(*r));
-	unsigned n = 0, done = 0;
+	unsigned n, done = turn_off(p, paused, end, &n);
 
-	if (!r)
-		return;
-	for (unsigned i = 0; i < a->num_sws; i++) {
-		struct ar_sw *s = a->sws[i];
-		struct vf_arp_control c = s->ctl;
-
-		if (!s->paused_gen || !s->lid)
-			continue;
-		c.enable = false;
-		req_init(&r[n], s, VF_ARP_SET, VF_ARP_CONTROL, 0, s->paused_gen);
-		vf_arp_put_control(r[n++].mad, &c);
-	}
-	if (n && !bind_class(p))
-		run_batch(a, r, n, end);
-	for (unsigned i = 0; i < n; i++) {
-		struct ar_sw *s = sw_of(&r[i]);
-
-		if (mb_answered(&r[i])) {
-			s->generation = s->paused_gen;
-			s->ctl.enable = false;
-			done++;
-		} else {
-			s->known = false;
-		}
-		s->paused_gen = 0;
-	}
 	if (n)
 		vf_log(VF_LOG_WARN,
 		       "adaptive routing: this sweep was not routed by one of our engines (engine '%s'): AR turned off on %u of %u switches, which forward by the new LFTs alone until one of ours routes again",
 		       p->osm->routing_engine_used &&
 		       p->osm->routing_engine_used->name ?
 		       p->osm->routing_engine_used->name : "unknown", done, n);
-	free(r);
 }
 
 void vf_ar_heavy_sweep(struct vf_plugin *p)

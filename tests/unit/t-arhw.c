@@ -31,23 +31,6 @@
 #include "routing/arhw.h"
 #include "tap.h"
 
-/* p holds the bytes of hex (pairs of digits, spaces between ignored). */
-static int bytes_are(const uint8_t *p, const char *hex)
-{
-	unsigned v;
-
-	while (*hex) {
-		if (*hex == ' ') {
-			hex++;
-			continue;
-		}
-		if (sscanf(hex, "%2x", &v) != 1 || *p++ != v)
-			return 0;
-		hex += 2;
-	}
-	return 1;
-}
-
 static int all_are(const uint8_t *p, size_t from, size_t to, uint8_t v)
 {
 	for (size_t i = from; i < to; i++)
@@ -227,7 +210,7 @@ static void test_switch_info(void)
 	     "SwitchInfo: AR part written");
 	EQ_U(si[73], 17, "PortGroupTop = group_top at byte 73");
 	/* 8000 + 4000 + 1<<11 + 2<<8 + 0080 + 5<<4 = 0xCAD0 */
-	OK(bytes_are(si + 78, "CA D0"), "AdaptiveRouting CA D0 at 78");
+	OK(tap_bytes_are(si + 78, "CA D0"), "AdaptiveRouting CA D0 at 78");
 	OK(all_are(si, 0, 73, 0xA5) && all_are(si, 74, 78, 0xA5) &&
 	   all_are(si, 80, VF_STL_SI_SIZE, 0xA5),
 	   "every other SwitchInfo byte as it was read");
@@ -338,11 +321,11 @@ static void test_pgt(void)
 	EQ_U(vf_stl_pgt_put(buf, sizeof(buf), m, 3, &nb), VF_HW_OK,
 	     "PGT: 3 groups written");
 	EQ_U(nb, 1, "3 groups: one block (N = 1)");
-	OK(bytes_are(buf, "00 00 00 00 00 00 00 03"),
+	OK(tap_bytes_are(buf, "00 00 00 00 00 00 00 03"),
 	   "entry 0, ports 1+2: bits 0-1 of a big-endian uint64");
-	OK(bytes_are(buf + 8, "80 00 00 00 00 00 00 00"),
+	OK(tap_bytes_are(buf + 8, "80 00 00 00 00 00 00 00"),
 	   "entry 1, port 64: bit 63, the first byte's top bit");
-	OK(bytes_are(buf + 16, "00 00 00 00 00 01 01 00"),
+	OK(tap_bytes_are(buf + 16, "00 00 00 00 00 01 01 00"),
 	   "entry 2, ports 9+17: bits 8 and 16");
 	OK(all_are(buf, 24, 64, 0), "entries 3-7 of the block: zero (POD)");
 	OK(all_are(buf, 64, sizeof(buf), 0xEE), "nothing past the block");
@@ -357,7 +340,7 @@ static void test_pgt(void)
 	EQ_U(vf_stl_pgt_put(buf, sizeof(buf), m, 9, &nb), VF_HW_OK,
 	     "PGT: 9 groups");
 	EQ_U(nb, 2, "9 groups: two blocks");
-	OK(bytes_are(buf + 64, "00 00 00 00 00 00 01 00"),
+	OK(tap_bytes_are(buf + 64, "00 00 00 00 00 00 01 00"),
 	   "entry 8 (block 1, first): port 9 = bit 8");
 	OK(all_are(buf, 72, 128, 0), "rest of block 1: zero");
 	EQ_U(vf_stl_pgt_put(buf, 127, m, 9, &nb),
@@ -411,7 +394,7 @@ static void test_pgft(void)
 	EQ_U(vf_stl_pgft_put(buf, sizeof(buf), g, 70, 3, &nb), VF_HW_OK,
 	     "PGFT: 70 LIDs");
 	EQ_U(nb, 2, "70 LIDs: two blocks of 64");
-	OK(bytes_are(buf, "00 FF 02 00 FF 02"),
+	OK(tap_bytes_are(buf, "00 FF 02 00 FF 02"),
 	   "one byte a LID: the PGT index, FF none");
 	OK(buf[64] == g[64] && buf[69] == g[69], "LIDs 64-69 in block 1");
 	OK(all_are(buf, 70, 128, 0xFF), "rest of block 1: FF (POD)");
@@ -501,7 +484,7 @@ static void test_nv_info(void)
 	 * sub_grps_sup 02; 11: RN version 1 << 4 | AR version 2 = 12; 12-14
 	 * reserved; 15: by_trns_disable 01; 16-19: ageing 5000 = 00 00 13 88
 	 */
-	OK(bytes_are(buf, "04 03 21 03  01 00 51 00  00 FF 02 12  00 00 00 01"
+	OK(tap_bytes_are(buf, "04 03 21 03  01 00 51 00  00 FF 02 12  00 00 00 01"
 			  "  00 00 13 88"),
 	   "ARInfo: ib_ar_info_t bytes 0-19");
 	OK(all_are(buf, 20, sizeof(buf), 0), "ARInfo: bytes 20-63 untouched");
@@ -554,7 +537,7 @@ static void test_nv_lft(void)
 	 * group_number (big-endian 16).  FREE (1) << 6 = 40; STATIC (2) << 6
 	 * = 80, group 0.
 	 */
-	OK(bytes_are(buf, "40 03 00 00  80 05 00 00  40 09 00 07"),
+	OK(tap_bytes_are(buf, "40 03 00 00  80 05 00 00  40 09 00 07"),
 	   "LIDs 0-2: free group 0 / static port 5 / free group 7");
 	OK(all_are(buf, 12, 64, 0), "entries 3-15 zero");
 	OK(all_are(buf, 64, sizeof(buf), 0xEE), "nothing past 64 bytes");
@@ -567,7 +550,7 @@ static void test_nv_lft(void)
 	e[0].table = 0xF;
 	e[0].group = 0x0123;
 	vf_nv_ar_lft_put(buf, sizeof(buf), e, 1);
-	OK(bytes_are(buf, "0F 03 01 23"),
+	OK(tap_bytes_are(buf, "0F 03 01 23"),
 	   "bounded (0), table 15, group 0x123");
 
 	buf[4] = 0x10;

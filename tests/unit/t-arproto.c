@@ -12,23 +12,6 @@
 #include "routing/arselect.h"
 #include "tap.h"
 
-/* p holds the bytes of hex (pairs of digits, spaces between ignored). */
-static int bytes_are(const uint8_t *p, const char *hex)
-{
-	unsigned v;
-
-	while (*hex) {
-		if (*hex == ' ') {
-			hex++;
-			continue;
-		}
-		if (sscanf(hex, "%2x", &v) != 1 || *p++ != v)
-			return 0;
-		hex += 2;
-	}
-	return 1;
-}
-
 static int zero_from(const uint8_t *p, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++)
@@ -45,11 +28,11 @@ static void test_header(void)
 	memset(mad, 0xee, sizeof(mad));
 	vf_arp_init(mad, VF_ARP_SET, 0x0102030405060708ull, VF_ARP_LIDS,
 		    0x11223344, 0xa0b0c0d0);
-	OK(bytes_are(mad, "01 0a 01 02 0000 0000 0102030405060708 ff23 0000 11223344 a0b0c0d0 00000000"),
+	OK(tap_bytes_are(mad, "01 0a 01 02 0000 0000 0102030405060708 ff23 0000 11223344 a0b0c0d0 00000000"),
 	   "header: version, class 0x0A, class version 1, method, TID, attribute, modifier, generation");
 	OK(zero_from(mad, 32, VF_ARP_MAD_SIZE), "init zeroes the data and the unused tail");
 	vf_arp_put_status(mad, VF_ARP_BAD_FIELD);
-	OK(bytes_are(mad + 4, "001c"), "status at byte 4");
+	OK(tap_bytes_are(mad + 4, "001c"), "status at byte 4");
 	vf_arp_get_hdr(mad, &h);
 	EQ_U(h.tid, 0x0102030405060708ull, "TID decoded");
 	EQ_U(h.attr_mod, 0x11223344, "modifier decoded");
@@ -99,14 +82,14 @@ static void test_control_info(void)
 
 	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_CONTROL, 0, 0);
 	vf_arp_put_control(mad, &c);
-	OK(bytes_are(mad + 32, "07 02 04 03 0102 0000 00a0b0c0"),
+	OK(tap_bytes_are(mad + 32, "07 02 04 03 0102 0000 00a0b0c0"),
 	   "ARControl: flags (enable, pause, lost_route_only), algorithm, frequency, threshold, group top, LID top");
 	vf_arp_get_control(mad, &d);
 	OK(!memcmp(&c, &d, sizeof(c)), "ARControl decodes back");
 	i.control = c;
 	vf_arp_init(mad, VF_ARP_GET_RESP, 1, VF_ARP_INFO, 0, 0);
 	vf_arp_put_info(mad, &i);
-	OK(bytes_are(mad + 32, "01 24 00ff 00002000 04 40 0000 00000007 00000008 07020403 01020000 00a0b0c0"),
+	OK(tap_bytes_are(mad + 32, "01 24 00ff 00002000 04 40 0000 00000007 00000008 07020403 01020000 00a0b0c0"),
 	   "ARInfo: supported, ports, group cap, LID cap, block sizes, generations, control");
 	vf_arp_get_info(mad, &j);
 	OK(!memcmp(&i, &j, sizeof(i)), "ARInfo decodes back");
@@ -123,12 +106,12 @@ static void test_tables(void)
 	m[3].w[1] = 1;				/* port 65 */
 	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_GROUPS, 3, 1);
 	vf_arp_put_groups(mad, m, 4);
-	OK(bytes_are(mad + 32 + 30, "0101") && zero_from(mad, 32, 32 + 30),
+	OK(tap_bytes_are(mad + 32 + 30, "0101") && zero_from(mad, 32, 32 + 30),
 	   "PortGroup mask 0: ports 1 and 9 in the last two bytes");
-	OK(bytes_are(mad + 64, "80") && zero_from(mad, 65, 96),
+	OK(tap_bytes_are(mad + 64, "80") && zero_from(mad, 65, 96),
 	   "mask 1: port 256 is the top bit of its first byte");
 	OK(zero_from(mad, 96, 128), "mask 2 empty");
-	OK(bytes_are(mad + 128 + 23, "01") && zero_from(mad, 128, 151) &&
+	OK(tap_bytes_are(mad + 128 + 23, "01") && zero_from(mad, 128, 151) &&
 	   zero_from(mad, 152, 256), "mask 3: port 65 in byte 23; nothing after the block");
 	vf_arp_get_groups(mad, n);
 	OK(!memcmp(m, n, sizeof(m)), "PortGroup block decodes back");
@@ -140,7 +123,7 @@ static void test_tables(void)
 		g[i] = i % 3 ? (uint8_t)i : 0xff;
 	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_LIDS, 2, 1);
 	vf_arp_put_lids(mad, g);
-	OK(bytes_are(mad + 32, "ff0102ff0405") && mad[32 + 63] == 0xff &&
+	OK(tap_bytes_are(mad + 32, "ff0102ff0405") && mad[32 + 63] == 0xff &&
 	   zero_from(mad, 96, 256), "PortGroupLid block: one byte per LID at 32..95");
 	vf_arp_get_lids(mad, h);
 	OK(!memcmp(g, h, 64), "PortGroupLid block decodes back");
@@ -149,8 +132,8 @@ static void test_tables(void)
 		l[i] = i * 2 | (i == 5 ? VF_ARP_LOAD_DOWN : 0);
 	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_LOAD, 0, 0);
 	vf_arp_put_loads(mad, l);
-	OK(bytes_are(mad + 32, "00000000 00000002") &&
-	   bytes_are(mad + 52, "8000000a") && bytes_are(mad + 156, "0000003e") &&
+	OK(tap_bytes_are(mad + 32, "00000000 00000002") &&
+	   tap_bytes_are(mad + 52, "8000000a") && tap_bytes_are(mad + 156, "0000003e") &&
 	   zero_from(mad, 160, 256),
 	   "ARPortLoad: 32 big-endian words, bit 31 down, the last at 156");
 	vf_arp_get_loads(mad, k);
@@ -169,7 +152,7 @@ static void test_notify(void)
 	n[63] = 7;
 	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_NEIGHBORS, 1, 3);
 	vf_arp_put_neighbors(mad, n);
-	OK(bytes_are(mad + 32, "0102 bfff 0000") && bytes_are(mad + 158, "0007") &&
+	OK(tap_bytes_are(mad + 32, "0102 bfff 0000") && tap_bytes_are(mad + 158, "0007") &&
 	   zero_from(mad, 160, 256), "ARNeighbors: 64 big-endian LIDs at 32..159");
 	vf_arp_get_neighbors(mad, m);
 	OK(!memcmp(n, m, sizeof(n)), "ARNeighbors decodes back");
@@ -188,8 +171,8 @@ static void test_notify(void)
 	vf_arp_lost_add(&l, 1024);		/* past the block: ignored */
 	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_LOST_ROUTES, 2, 0);
 	vf_arp_put_lost(mad, &l);
-	OK(bytes_are(mad + 32, "01 00 1234") && zero_from(mad, 36, 48) &&
-	   bytes_are(mad + 48, "0102") && bytes_are(mad + 175, "80") &&
+	OK(tap_bytes_are(mad + 32, "01 00 1234") && zero_from(mad, 36, 48) &&
+	   tap_bytes_are(mad + 48, "0102") && tap_bytes_are(mad + 175, "80") &&
 	   zero_from(mad, 50, 175) && zero_from(mad, 176, 256),
 	   "ARLostRoutes: restored, sender, bitmap of 1024 LIDs at 48..175");
 	vf_arp_get_lost(mad, &k);
@@ -345,11 +328,11 @@ static void test_key(void)
 
 	vf_arp_init(mad, VF_ARP_SET, 1, VF_ARP_KEY_INFO, 0, 0);
 	vf_arp_put_key(mad, key);
-	OK(bytes_are(mad + 192, "0102030405060708") &&
+	OK(tap_bytes_are(mad + 192, "0102030405060708") &&
 	   zero_from(mad, 200, VF_ARP_MAD_SIZE) && vf_arp_get_key(mad) == key,
 	   "AR_Key: big-endian at bytes 192-199, nothing after");
 	vf_arp_put_keyinfo(mad, &k);
-	OK(bytes_are(mad + 32, "0102030405060708 003c 000a 0000000b"),
+	OK(tap_bytes_are(mad + 32, "0102030405060708 003c 000a 0000000b"),
 	   "ARKeyInfo: key, lease, lease left, refused");
 	vf_arp_get_keyinfo(mad, &k2);
 	OK(k2.key == key && k2.lease_s == 60 && k2.lease_left_s == 10 &&

@@ -13,23 +13,6 @@
 #include "sim/sa/samad.h"
 #include "tap.h"
 
-/* p holds the bytes of hex (pairs of digits, spaces between ignored). */
-static int bytes_are(const uint8_t *p, const char *hex)
-{
-	unsigned v;
-
-	while (*hex) {
-		if (*hex == ' ') {
-			hex++;
-			continue;
-		}
-		if (sscanf(hex, "%2x", &v) != 1 || *p++ != v)
-			return 0;
-		hex += 2;
-	}
-	return 1;
-}
-
 /* Field by field: the struct has padding, whose bytes neither the
  * initializer nor the decoder sets (a memcmp of the two compared stack
  * garbage, and failed under ASan's different stack layout). */
@@ -65,23 +48,23 @@ static void test_header(void)
 
 	memset(mad, 0xee, sizeof(mad));
 	vf_sa_request(mad, &h);
-	OK(bytes_are(mad, "01 03 02 12 0300 0000"),
+	OK(tap_bytes_are(mad, "01 03 02 12 0300 0000"),
 	   "header: base version 1, class 0x03, version 2, method, status");
-	OK(bytes_are(mad + 8, "1122334455667788 0035 0000 a1b2c3d4"),
+	OK(tap_bytes_are(mad + 8, "1122334455667788 0035 0000 a1b2c3d4"),
 	   "header: TID at 8, AttributeID at 16, AttributeModifier at 20");
-	OK(bytes_are(mad + 24, "01 01 03 00 00000001 00000214"),
+	OK(tap_bytes_are(mad + 24, "01 01 03 00 00000001 00000214"),
 	   "RMPP header at 24: version, type, flags, status, segment, "
 	   "PayloadLength");
-	OK(bytes_are(mad + 36, "0000000000000000 0008 0000"),
+	OK(tap_bytes_are(mad + 36, "0000000000000000 0008 0000"),
 	   "SA header: SM_Key 0 at 36, AttributeOffset at 44");
-	OK(bytes_are(mad + 48, "0000000000000030"),
+	OK(tap_bytes_are(mad + 48, "0000000000000030"),
 	   "ComponentMask at 48: SLID|DLID is 0x30");
-	OK(bytes_are(mad + 56, "0000000000000000"), "data zeroed from 56");
+	OK(tap_bytes_are(mad + 56, "0000000000000000"), "data zeroed from 56");
 	vf_sa_hdr_decode(mad, &d);
 	OK(same_hdr(&h, &d), "header decodes to what was encoded");
 	h.sm_key = 0x0102030405060708ull;	/* injected by tests only */
 	vf_sa_request(mad, &h);
-	OK(bytes_are(mad + 36, "0102030405060708 0008"),
+	OK(tap_bytes_are(mad + 36, "0102030405060708 0008"),
 	   "an injected SM_Key goes to 36");
 	vf_sa_hdr_decode(mad, &d);
 	OK(d.sm_key == h.sm_key, "and decodes");
@@ -106,21 +89,21 @@ static void test_path_record(void)
 
 	memset(rec, 0xee, sizeof(rec));
 	vf_pr_encode(rec, &sample_pr);
-	OK(bytes_are(rec, "0102030405060708"), "PR: ServiceID at 0");
-	OK(bytes_are(rec + 8, "fe80000000000000 0002c90300000031"),
+	OK(tap_bytes_are(rec, "0102030405060708"), "PR: ServiceID at 0");
+	OK(tap_bytes_are(rec + 8, "fe80000000000000 0002c90300000031"),
 	   "PR: DGID at 8");
-	OK(bytes_are(rec + 24, "fe80000000000000 0002c90300000011"),
+	OK(tap_bytes_are(rec + 24, "fe80000000000000 0002c90300000011"),
 	   "PR: SGID at 24");
-	OK(bytes_are(rec + 40, "1234 5678"), "PR: DLID at 40, SLID at 42");
-	OK(bytes_are(rec + 44, "8abcde7f"),
+	OK(tap_bytes_are(rec + 40, "1234 5678"), "PR: DLID at 40, SLID at 42");
+	OK(tap_bytes_are(rec + 44, "8abcde7f"),
 	   "PR: RawTraffic(1) Reserved(3) FlowLabel(20) HopLimit(8) at 44");
-	OK(bytes_are(rec + 48, "42 85 8001"),
+	OK(tap_bytes_are(rec + 48, "42 85 8001"),
 	   "PR: TClass at 48, Reversible(1) NumbPath(7) at 49, P_Key at 50");
-	OK(bytes_are(rec + 52, "123a"), "PR: QoSClass(12) SL(4) at 52");
-	OK(bytes_are(rec + 54, "84 47 d2 99"),
+	OK(tap_bytes_are(rec + 52, "123a"), "PR: QoSClass(12) SL(4) at 52");
+	OK(tap_bytes_are(rec + 54, "84 47 d2 99"),
 	   "PR: MTU, Rate, PacketLifeTime (selector in the top 2 bits) at "
 	   "54-56, Preference at 57");
-	OK(bytes_are(rec + 58, "000000000000"), "PR: reserved 58-63 zero");
+	OK(tap_bytes_are(rec + 58, "000000000000"), "PR: reserved 58-63 zero");
 	vf_pr_decode(rec, &d);
 	OK(!memcmp(&d, &sample_pr, sizeof(d)),
 	   "PR decodes to what was encoded");
@@ -135,16 +118,16 @@ static void test_multipath_record(void)
 
 	memset(rec, 0xee, sizeof(rec));
 	vf_mpr_encode(rec, &sample_pr, (const uint8_t (*)[16])gids, 1, 2);
-	OK(bytes_are(rec, "8abcde7f 42 85 8001"),
+	OK(tap_bytes_are(rec, "8abcde7f 42 85 8001"),
 	   "MPR: RawTraffic/FlowLabel/HopLimit at 0, TClass 4, Reversible/"
 	   "NumbPath 5, P_Key 6");
-	OK(bytes_are(rec + 8, "123a 84 47 d2"),
+	OK(tap_bytes_are(rec + 8, "123a 84 47 d2"),
 	   "MPR: QoSClass/SL at 8, MTU 10, Rate 11, PacketLifeTime 12");
-	OK(bytes_are(rec + 13, "01 00 01 02 02030405060708"),
+	OK(tap_bytes_are(rec + 13, "01 00 01 02 02030405060708"),
 	   "MPR: ServiceID's top byte at 13, Independence 14, SGIDCount 15, "
 	   "DGIDCount 16, the other 7 ServiceID bytes at 17");
-	OK(bytes_are(rec + 24, "fe800000000000000000000000000011") &&
-	   bytes_are(rec + 56, "fe800000000000000000000000000031"),
+	OK(tap_bytes_are(rec + 24, "fe800000000000000000000000000011") &&
+	   tap_bytes_are(rec + 56, "fe800000000000000000000000000031"),
 	   "MPR: the source GID at 24, then the destinations");
 	OK(rec[72] == 0xee, "MPR: nothing written past the last GID");
 	EQ_U(VF_MPR_MAX_GIDS, 11, "11 GIDs fit one MAD");
@@ -168,16 +151,16 @@ static void test_mcmember_record(void)
 
 	memset(rec, 0xee, sizeof(rec));
 	vf_mcr_encode(rec, &m);
-	OK(bytes_are(rec, "ff12401bffff000000000000ffffffff"),
+	OK(tap_bytes_are(rec, "ff12401bffff000000000000ffffffff"),
 	   "MCR: MGID at 0");
-	OK(bytes_are(rec + 16, "fe800000000000000002c90300000021"),
+	OK(tap_bytes_are(rec + 16, "fe800000000000000002c90300000021"),
 	   "MCR: PortGID at 16");
-	OK(bytes_are(rec + 32, "80010000 c001 03 10 ffff 83 92"),
+	OK(tap_bytes_are(rec + 32, "80010000 c001 03 10 ffff 83 92"),
 	   "MCR: Q_Key 32, MLID 36, MTU 38, TClass 39, P_Key 40, Rate 42, "
 	   "PacketLifeTime 43");
-	OK(bytes_are(rec + 44, "b1234540"),
+	OK(tap_bytes_are(rec + 44, "b1234540"),
 	   "MCR: SL(4) FlowLabel(20) HopLimit(8) at 44");
-	OK(bytes_are(rec + 48, "21 80 0000 00000000"),
+	OK(tap_bytes_are(rec + 48, "21 80 0000 00000000"),
 	   "MCR: Scope(4) JoinState(4) 48, ProxyJoin 49, reserved and pad");
 	vf_mcr_decode(rec, &d);
 	OK(!memcmp(&d, &m, sizeof(d)), "MCR decodes to what was encoded");

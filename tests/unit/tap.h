@@ -29,6 +29,24 @@ static inline int tap_ok(int cond, const char *file, int line,
 
 #define OK(cond, what) tap_ok(!!(cond), __FILE__, __LINE__, (what))
 
+/* p holds the bytes of hex (pairs of digits, blanks between ignored):
+ * for layouts written down byte by byte from a spec. */
+static inline int tap_bytes_are(const uint8_t *p, const char *hex)
+{
+	unsigned v;
+
+	while (*hex) {
+		if (*hex == ' ') {
+			hex++;
+			continue;
+		}
+		if (sscanf(hex, "%2x", &v) != 1 || *p++ != v)
+			return 0;
+		hex += 2;
+	}
+	return 1;
+}
+
 #define EQ_U(a, b, what)                                                  \
 	do {                                                              \
 		uint64_t a_ = (a), b_ = (b);                              \
