@@ -17,12 +17,13 @@ SUMMARY = (r"adaptive routing: (\d+) switches programmed \((\d+) blocks "
            r"(\d+) hold another AR_Key")
 
 
-def config(enable, algorithm=2):
+def config(enable, algorithm=2, lost_route_only=0):
     """A vFabric file with only <Sm><AdaptiveRouting>."""
     return f"""<?xml version="1.0"?>
 <Config><Common>
 <Sm><AdaptiveRouting><Enable>{enable}</Enable><FineGrained>1</FineGrained>
 <Algorithm>{algorithm}</Algorithm><ARFrequency>2</ARFrequency><Threshold>4</Threshold>
+<LostRouteOnly>{lost_route_only}</LostRouteOnly>
 </AdaptiveRouting></Sm>
 </Common></Config>
 """

@@ -43,6 +43,7 @@ import vfsim
 import vftest
 from artest import (agent_state, lid_of, main_with_agents, request,
                     set_down, summary_after)
+from artest import config as ar_config
 
 LEAVES, SPINES, HOSTS = 4, 2, 1
 KEY_A = 0xA11CE5EC12E7C0DE
@@ -54,13 +55,8 @@ STANDBY = "cn0004"          # the standby SM's node (another leaf)
 
 
 def config(lost_route_only):
-    return f"""<?xml version="1.0"?>
-<Config><Common>
-<Sm><AdaptiveRouting><Enable>1</Enable><FineGrained>1</FineGrained>
-<Algorithm>{GREEDY}</Algorithm><LostRouteOnly>{lost_route_only}</LostRouteOnly>
-</AdaptiveRouting></Sm>
-</Common></Config>
-"""
+    """AR on, Greedy, LostRouteOnly as given (artest.config)."""
+    return ar_config(1, GREEDY, lost_route_only)
 
 
 def state(agents, node):
