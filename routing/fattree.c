@@ -29,11 +29,14 @@
  *
  * Degraded trees (a tier's switches differ in link counts) lose that
  * alignment, and so do director chassis with edge switches on several
- * chassis: a flow model of all-to-all traffic routes every switch
- * (route_dest_by_flow()), in passes (improve_by_flow()).  Where it is
- * affordable both are computed and the lighter kept (better_of_both());
- * degraded trees too big for it balance by flow at the edge switches only
- * (pick_by_flow()).
+ * chassis and some full trees of uneven tiers: a flow model of all-to-all
+ * traffic routes every switch (route_dest_by_flow()), then moves the
+ * destinations on the busiest links in passes (improve_by_flow()).  Where
+ * the rotation may do as well, both are computed and the lighter kept
+ * (better_of_both()).  On large fabrics the model's first pass routes one
+ * destination per edge switch and the others follow it (follow_seed()),
+ * and the passes do the rest: 27,648 hosts with 1% of the cables missing
+ * end within 2% of the bound.
  *
  * LMC > 0: the other LIDs of a port take another chassis, then another
  * chip, then another port than the LIDs before (pick_alternate()).
@@ -84,15 +87,29 @@ struct ft_ctx {
 	uint32_t *hosts;	/* [nsw] end nodes attached */
 	bool degraded;		/* a tier's switches differ in up/down links */
 	bool flow_model;	/* this routing uses the flow model */
-	bool model_ok;		/* the flow model is affordable here */
+	bool seeded;		/* ... for the first destination behind each
+				 * edge switch only (follow_seed()) */
+	bool model_ok;		/* the fabric has tiers for the flow model */
 	bool tie_by_link;	/* equal paths: the lighter first link (the
 				 * first pass), else rotation order */
 	/* degraded trees, per destination edge switch (see route_by_flow) */
 	uint32_t *flow_order;	/* on-tree switches, farthest from e first */
 	uint32_t *cand_start;	/* [nsw + 1] into cand_pool, by switch */
 	uint32_t *cand_pool;	/* candidate hop indices */
-	uint32_t *choice;	/* [nsw] hop toward the current destination,
+	struct ft_cand *cand;	/* the same candidates, unpacked */
+	uint32_t *via_port;	/* [nsw] port toward the current destination,
 				 * VF_NONE while undecided */
+	uint32_t *via_next;	/* [nsw] the switch that port leads to */
+	uint8_t *entries;	/* [dests][nsw] the current edge switch's
+				 * destinations' entries (gather_entries()) */
+	uint32_t *first_port;	/* [nsw] the switch's port-0 index */
+	uint32_t *seed_idx;	/* [nsw] candidate the seed took (follow_seed()) */
+	uint64_t *inflow;	/* [nsw] routes to the current destination
+				 * arriving at a switch (follow_seed()) */
+	uint8_t *num_ports;	/* [nsw] its ports */
+	uint32_t *port_next;	/* [num_ports] switch a usable link of a
+				 * switch port leads to, else VF_NONE */
+	bool *hot_lid;		/* [max_lid + 1] LIDs a pass moves */
 	uint32_t *down_port;	/* [nsw] port index straight down to the
 				 * current e, VF_NONE (none, or a trunk) */
 	uint32_t *up_end;	/* [nsw] hops [start, up_end) go up */
@@ -102,6 +119,17 @@ struct ft_ctx {
 	struct ft_dest *dests;
 	unsigned num_dests;
 	struct vf_tenancy ten;	/* partition-aware routing, or mode OFF */
+};
+
+/*
+ * A candidate hop of the flow model, unpacked from the switch graph: the
+ * model reads these for every switch and destination, and the graph's
+ * hops are far apart in memory at 27,648 hosts.
+ */
+struct ft_cand {
+	uint32_t port;		/* egress port index */
+	uint32_t next;		/* switch at the far end */
+	uint8_t num;		/* egress port number */
 };
 
 struct ft_dest {
@@ -420,9 +448,7 @@ static bool is_degraded(const struct ft_ctx *c)
 /*
  * The flow model's work is about destinations x hops between switches per
  * pass (the paths behind every candidate are a few hops); 150 million of
- * those take about a second on a 2 GHz core.  Passes beyond the first run
- * only within that budget; a tree too big for one pass is balanced at the
- * edges only (pick_by_flow()).
+ * those take about a second on a 2 GHz core.
  */
 #define FT_FLOW_WORK_MAX 150000000ull
 #define FT_FLOW_PASSES 8
@@ -436,14 +462,22 @@ static uint64_t flow_pass_work(const struct ft_ctx *c)
 	return dests * (c->g.hop_start[c->nsw] ? c->g.hop_start[c->nsw] : 1);
 }
 
-static bool flow_model_affordable(const struct ft_ctx *c)
+/*
+ * A first pass of the model over every destination is affordable up to
+ * FT_FLOW_WORK_MAX; beyond it the first pass is seeded (follow_seed()).
+ * The passes after it get at least that budget, and a third of a full
+ * pass on larger fabrics, whose hot spots take longer to settle.
+ */
+static bool first_pass_seeded(const struct ft_ctx *c)
 {
-	if (flow_pass_work(c) <= FT_FLOW_WORK_MAX)
-		return true;
-	vf_log(VF_LOG_INFO,
-	       "fattree: %u switches and %llu destination x link pairs: too big for the flow model, rotation only (at the edges by flow where degraded)",
-	       c->nsw, (unsigned long long)flow_pass_work(c));
-	return false;
+	return flow_pass_work(c) > FT_FLOW_WORK_MAX;
+}
+
+static uint64_t pass_budget(const struct ft_ctx *c)
+{
+	uint64_t third = flow_pass_work(c) / 3;
+
+	return third > FT_FLOW_WORK_MAX ? third : FT_FLOW_WORK_MAX;
 }
 
 /* The highest tier a switch is on (0 for a single tier). */
@@ -831,10 +865,6 @@ static const char *sw_desc(const struct ft_ctx *c, uint32_t s)
 }
 
 /*
- * All CA LIDs behind edge switch e.  False when the fabric is not a tree:
- * an edge switch connected to e has no up/down path to it.
- */
-/*
  * Degraded trees route by an all-to-all flow model (measured against the
  * tier-cut bound, on 3-level trees missing 5% of their cables: within 2%,
  * where balancing at the edges alone left 1.7-2x; on 2-level ones it
@@ -862,7 +892,11 @@ static void prepare_flow(struct ft_ctx *c)
 
 		c->cand_start[s] = at;
 		memcpy(c->cand_pool + at, c->group, n * sizeof(*c->group));
-		at += n;
+		for (unsigned j = 0; j < n; j++, at++) {
+			c->cand[at].port = c->g.hops[c->group[j]].port;
+			c->cand[at].next = c->g.hops[c->group[j]].next_sw;
+			c->cand[at].num = c->g.hops[c->group[j]].num;
+		}
 	}
 	c->cand_start[c->nsw] = at;
 }
@@ -876,42 +910,93 @@ static uint64_t path_max(const struct ft_ctx *c, uint32_t x, uint64_t add)
 {
 	uint64_t most = 0;
 
-	for (; c->choice[x] != VF_NONE; x = c->g.hops[c->choice[x]].next_sw)
-		if (c->flow[c->g.hops[c->choice[x]].port] + add > most)
-			most = c->flow[c->g.hops[c->choice[x]].port] + add;
-	return most;
+	for (; c->via_port[x] != VF_NONE; x = c->via_next[x])
+		if (c->flow[c->via_port[x]] > most)
+			most = c->flow[c->via_port[x]];
+	return most + add;
 }
 
 /* Add (or take off) one source switch's routes along its decided path. */
 static void push_path(struct ft_ctx *c, uint32_t x, int64_t routes)
 {
-	for (; c->choice[x] != VF_NONE; x = c->g.hops[c->choice[x]].next_sw)
-		c->flow[c->g.hops[c->choice[x]].port] += (uint64_t)routes;
+	for (; c->via_port[x] != VF_NONE; x = c->via_next[x])
+		c->flow[c->via_port[x]] += (uint64_t)routes;
 }
 
-/*
- * Put one destination's all-to-all routes on the links (sign 1), or take
- * them off (-1), following the entries the tables hold: to route it again
- * against everything else, or to weigh a whole routing.
- */
-static void account_dest(struct ft_ctx *c, struct vf_lfts *t,
-			 const struct ft_dest *dst, int sign)
+/* s's hop for the current destination, from its LFT entry `out`. */
+static void set_via(struct ft_ctx *c, uint32_t s, uint8_t out)
 {
-	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++) {
-		uint32_t s = c->flow_order[k];
-		uint8_t out = vf_lft_row(t, s)[dst->base_lid];
+	uint32_t port = c->first_port[s] + out;
 
-		for (uint32_t i = c->cand_start[s]; i < c->cand_start[s + 1];
-		     i++)
-			if (c->g.hops[c->cand_pool[i]].num == out)
-				c->choice[s] = c->cand_pool[i];
-	}
+	c->via_port[s] = VF_NONE;
+	if (!out || out > c->num_ports[s] || c->port_next[port] == VF_NONE)
+		return;
+	c->via_port[s] = port;
+	c->via_next[s] = c->port_next[port];
+}
+
+/* Every on-tree switch's hop for dst as the tables hold it. */
+static void vias_from_tables(struct ft_ctx *c, const struct vf_lfts *t,
+			     const struct ft_dest *dst)
+{
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
+		set_via(c, c->flow_order[k],
+			vf_lft_row(t, c->flow_order[k])[dst->base_lid]);
+}
+
+/* The same from a copy of dst's entries, by switch (gather_entries()). */
+static void vias_from_entries(struct ft_ctx *c, const uint8_t *entry)
+{
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
+		set_via(c, c->flow_order[k], entry[c->flow_order[k]]);
+}
+
+static void clear_vias(struct ft_ctx *c)
+{
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
+		c->via_port[c->flow_order[k]] = VF_NONE;
+}
+
+/* Put dst's routes on (1) or off (-1) the links, its vias set. */
+static void push_dest(struct ft_ctx *c, int sign)
+{
 	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
 		if (c->hosts[c->flow_order[k]])
 			push_path(c, c->flow_order[k],
 				  sign * (int64_t)c->hosts[c->flow_order[k]]);
-	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
-		c->choice[c->flow_order[k]] = VF_NONE;
+}
+
+/*
+ * Put one destination's all-to-all routes on the links, following the
+ * entries the tables hold, to weigh a whole routing.
+ */
+static void account_dest(struct ft_ctx *c, struct vf_lfts *t,
+			 const struct ft_dest *dst)
+{
+	vias_from_tables(c, t, dst);
+	push_dest(c, 1);
+	clear_vias(c);
+}
+
+/*
+ * The busiest link dst's routes use (its vias set): destinations whose
+ * routes miss every busy link cannot lower the busiest one by moving.
+ */
+static uint64_t dest_max(const struct ft_ctx *c)
+{
+	uint64_t most = 0;
+
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++) {
+		uint32_t s = c->flow_order[k];
+
+		if (c->hosts[s] && c->via_port[s] != VF_NONE) {
+			uint64_t m = path_max(c, s, 0);
+
+			if (m > most)
+				most = m;
+		}
+	}
+	return most;
 }
 
 /*
@@ -924,7 +1009,9 @@ static void account_dest(struct ft_ctx *c, struct vf_lfts *t,
  * the first pass, to the less loaded first link (3 chassis with 18 edge
  * switches: 204, the bound, where rotation order left 210), and in the
  * passes after it to the rotation's order (which they settle better: a
- * degraded 3-level tree, 440 against 448).
+ * degraded 3-level tree, 440 against 448).  A path costs at least its
+ * first link, so a candidate whose first link already loses is not
+ * walked.
  */
 static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			       const struct ft_dest *dst)
@@ -936,42 +1023,146 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 		k++;
 	while (k--) {
 		uint32_t s = c->flow_order[k], i0 = c->cand_start[s];
-		unsigned n = c->cand_start[s + 1] - i0, best;
+		unsigned n = c->cand_start[s + 1] - i0, best, idx;
 		uint64_t own = c->hosts[s], best_cost = UINT64_MAX;
 		uint64_t best_link = UINT64_MAX;
+		const struct ft_cand *cand = c->cand + i0;
 		int kept;
 
 		if (!n)
 			continue;
-		memcpy(c->group, c->cand_pool + i0, n * sizeof(*c->group));
-		best = (dst->rank + c->pos[s]) % n;
-		for (unsigned j = 0; j < n; j++) {
-			unsigned idx = (dst->rank + c->pos[s] + j) % n;
-			const struct vf_hop *h = &c->g.hops[c->group[idx]];
-			uint64_t cost = path_max(c, h->next_sw, own);
+		best = idx = (dst->rank + c->pos[s]) % n;
+		for (unsigned j = 0; j < n; j++, idx = idx + 1 < n ? idx + 1 : 0) {
+			uint64_t link = c->flow[cand[idx].port], cost;
 
-			if (c->flow[h->port] + own > cost)
-				cost = c->flow[h->port] + own;
+			if (link + own > best_cost ||
+			    (link + own == best_cost &&
+			     (!c->tie_by_link || link >= best_link)))
+				continue;
+			cost = path_max(c, cand[idx].next, own);
+			if (link + own > cost)
+				cost = link + own;
 			if (cost < best_cost ||
 			    (c->tie_by_link && cost == best_cost &&
-			     c->flow[h->port] < best_link)) {
+			     link < best_link)) {
 				best = idx;
 				best_cost = cost;
-				best_link = c->flow[h->port];
+				best_link = link;
 			}
 		}
-		kept = sticky ? kept_index(c, s, n, dst->base_lid) : -1;
-		if (kept >= 0)
-			best = kept;
-		c->choice[s] = c->group[best];
-		vf_lft_row(t, s)[dst->base_lid] = c->g.hops[c->choice[s]].num;
+		if (sticky) {
+			memcpy(c->group, c->cand_pool + i0,
+			       n * sizeof(*c->group));
+			kept = kept_index(c, s, n, dst->base_lid);
+			if (kept >= 0)
+				best = kept;
+		}
+		c->via_port[s] = cand[best].port;
+		c->via_next[s] = cand[best].next;
+		c->seed_idx[s] = best;
+		vf_lft_row(t, s)[dst->base_lid] = cand[best].num;
 		if (own)
 			push_path(c, s, (int64_t)own);
 	}
-	for (k = 0; c->flow_order[k] != VF_NONE; k++)
-		c->choice[c->flow_order[k]] = VF_NONE;
 }
 
+/*
+ * The busiest link, with `add` more routes, on the way from x on as far as
+ * the way is forced (one candidate per switch): the links a choice of x
+ * commits to before anyone else chooses.
+ */
+static uint64_t forced_max(const struct ft_ctx *c, uint32_t x, uint64_t add)
+{
+	uint64_t most = 0;
+
+	while (c->cand_start[x + 1] - c->cand_start[x] == 1) {
+		const struct ft_cand *only = &c->cand[c->cand_start[x]];
+
+		if (c->flow[only->port] > most)
+			most = c->flow[only->port];
+		x = only->next;
+	}
+	return most + add;
+}
+
+/*
+ * The group index at s for dst, following the seed: its previous entry if
+ * still valid; at an edge switch, the candidate k places on from the
+ * seed's (so the destinations behind one edge switch leave it by
+ * different links, as the rotation has them); elsewhere, the candidate
+ * whose link, and the forced way after it, are least loaded with this
+ * destination's routes arriving at s added (ties from k places on).
+ */
+static unsigned seed_choice(struct ft_ctx *c, uint32_t s, unsigned seed_idx,
+			    unsigned k, const struct ft_dest *dst)
+{
+	uint32_t i0 = c->cand_start[s];
+	unsigned n = c->cand_start[s + 1] - i0, pref, best;
+	uint64_t w = c->inflow[s], best_cost = UINT64_MAX;
+
+	if (c->sticky.row) {
+		int kept;
+
+		memcpy(c->group, c->cand_pool + i0, n * sizeof(*c->group));
+		kept = kept_index(c, s, n, dst->base_lid);
+		if (kept >= 0)
+			return (unsigned)kept;
+	}
+	pref = seed_idx < n ? (seed_idx + k) % n : (dst->rank + c->pos[s]) % n;
+	if (c->hosts[s])
+		return pref;
+	best = pref;
+	for (unsigned j = 0, idx = pref; j < n;
+	     j++, idx = idx + 1 < n ? idx + 1 : 0) {
+		const struct ft_cand *x = &c->cand[i0 + idx];
+		uint64_t cost = forced_max(c, x->next, w);
+
+		if (c->flow[x->port] + w > cost)
+			cost = c->flow[x->port] + w;
+		if (cost < best_cost) {
+			best = idx;
+			best_cost = cost;
+		}
+	}
+	return best;
+}
+
+/*
+ * A first pass too big for the flow model routes only the first
+ * destination behind each edge switch by it; the k-th after it is routed
+ * from the farthest switches in, by seed_choice(), each switch knowing
+ * the routes that arrive at it.  The passes after it then move what this
+ * left on the busiest links (k = 36, 1% of the core cables missing:
+ * 12,798 after one more pass, 11,880 after four, against a bound of
+ * 11,664).
+ */
+static void follow_seed(struct ft_ctx *c, struct vf_lfts *t,
+			const struct ft_dest *dst, unsigned k)
+{
+	for (uint32_t i = 0; c->flow_order[i] != VF_NONE; i++) {
+		uint32_t s = c->flow_order[i], i0 = c->cand_start[s];
+		const struct ft_cand *x;
+
+		if (c->cand_start[s + 1] == i0)
+			continue;
+		x = &c->cand[i0 + seed_choice(c, s, c->seed_idx[s], k, dst)];
+		vf_lft_row(t, s)[dst->base_lid] = x->num;
+		c->via_port[s] = x->port;
+		c->via_next[s] = x->next;
+		c->inflow[x->next] += c->inflow[s] + c->hosts[s];
+		c->inflow[s] = 0;
+	}
+	/* e itself, and switches that end a way, received the last */
+	for (uint32_t i = 0; c->flow_order[i] != VF_NONE; i++)
+		if (c->via_port[c->flow_order[i]] != VF_NONE)
+			c->inflow[c->via_next[c->flow_order[i]]] = 0;
+	push_dest(c, 1);
+}
+
+/*
+ * All CA LIDs behind edge switch e.  False when the fabric is not a tree:
+ * an edge switch connected to e has no up/down path to it.
+ */
 static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 {
 	bool any_known = false;
@@ -1014,8 +1205,13 @@ static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 	}
 	if (c->flow_model) {
 		prepare_flow(c);
-		for (unsigned d = 0; d < c->num_dests; d++)
-			route_dest_by_flow(c, t, &c->dests[d]);
+		for (unsigned d = 0; d < c->num_dests; d++) {
+			if (!d || !c->seeded)
+				route_dest_by_flow(c, t, &c->dests[d]);
+			else
+				follow_seed(c, t, &c->dests[d], d);
+			clear_vias(c);
+		}
 	}
 	if (c->degraded)
 		mark_down_ports(c, e, false);
@@ -1023,9 +1219,13 @@ static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 }
 
 /*
- * The leaf-uplink bound: every edge switch's hosts send to all other hosts
- * over its links up, so one of them carries at least the share (rounded
- * up).  A routing that reaches it cannot be bettered.
+ * The leaf-uplink bound: every edge switch sends each of the other hosts'
+ * base LIDs up one link, with the routes of all its own hosts, so one
+ * uplink carries at least ceil((N - H) / U) * H routes.  A routing that
+ * reaches it cannot be bettered (the share H (N - H) / U without the
+ * rounding cannot be reached by destination-based tables, and aiming at
+ * it made passes run on after the optimum: a 3-level tree at 4,140 spent
+ * six more passes aiming at 4,133).
  */
 static uint64_t edge_bound(const struct ft_ctx *c)
 {
@@ -1039,7 +1239,7 @@ static uint64_t edge_bound(const struct ft_ctx *c)
 
 		if (!c->hosts[s] || !up)
 			continue;
-		share = (c->hosts[s] * (total - c->hosts[s]) + up - 1) / up;
+		share = (total - c->hosts[s] + up - 1) / up * c->hosts[s];
 		if (share > most)
 			most = share;
 	}
@@ -1081,19 +1281,118 @@ static void prepare_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 }
 
 /*
- * Another pass of the flow model: each destination in turn is taken off
- * and routed again against all the others (the first pass routed the
- * early ones against an empty fabric).
+ * Route dst again against all the others, if its routes load a link `hot`
+ * or more.  The new routes are kept only if their busiest link is no
+ * busier than the old ones', so a pass never raises the busiest link of
+ * the fabric and needs no copy of the tables.  Returns whether dst was
+ * routed again.
  */
-static void reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t)
+static bool reroute_dest(struct ft_ctx *c, struct vf_lfts *t,
+			 const struct ft_dest *dst, const uint8_t *entry,
+			 uint64_t hot)
 {
+	uint64_t before;
+
+	vias_from_entries(c, entry);
+	before = dest_max(c);
+	if (before < hot) {
+		clear_vias(c);
+		return false;
+	}
+	push_dest(c, -1);
+	clear_vias(c);
+	route_dest_by_flow(c, t, dst);
+	if (dest_max(c) > before) {
+		push_dest(c, -1);
+		clear_vias(c);
+		for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
+			vf_lft_row(t, c->flow_order[k])[dst->base_lid] =
+				entry[c->flow_order[k]];
+		vias_from_entries(c, entry);
+		push_dest(c, 1);
+	}
+	clear_vias(c);
+	return true;
+}
+
+/*
+ * Copy the entries of the destinations behind the current edge switch at
+ * every on-tree switch, row by row: their LIDs are mostly neighbours, so
+ * this reads each row's cache line once, where reading one destination's
+ * entries down the table misses the cache at every switch.
+ */
+static void gather_entries(struct ft_ctx *c, const struct vf_lfts *t)
+{
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++) {
+		uint32_t s = c->flow_order[k];
+		const uint8_t *row = vf_lft_row(t, s);
+
+		for (unsigned d = 0; d < c->num_dests; d++)
+			c->entries[(size_t)d * c->nsw + s] =
+				row[c->dests[d].base_lid];
+	}
+}
+
+/*
+ * Mark the LIDs some switch sends out of a link loaded `hot` or more: only
+ * moving those destinations can lower such a link (those whose routes do
+ * use it, reroute_dest() tells).  A row is read only where the switch has
+ * such a link.
+ */
+static void mark_hot(struct ft_ctx *c, const struct vf_lfts *t, uint64_t hot)
+{
+	memset(c->hot_lid, 0, (size_t)t->max_lid + 1);
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		bool port_hot[256] = { false }, any = false;
+		const uint8_t *row = vf_lft_row(t, s);
+
+		for (unsigned i = 1; i <= c->num_ports[s]; i++) {
+			uint32_t p = c->first_port[s] + i;
+
+			if (c->port_next[p] != VF_NONE && c->flow[p] >= hot)
+				port_hot[i] = any = true;
+		}
+		for (unsigned lid = 1; any && lid <= t->max_lid; lid++)
+			if (row[lid] != VF_NO_PORT && port_hot[row[lid]])
+				c->hot_lid[lid] = true;
+	}
+}
+
+/*
+ * Another pass of the flow model: each destination sent out of a link
+ * loaded `hot` or more is taken off and routed again against all the
+ * others (the first pass routed the early ones against an empty fabric).
+ * Returns the work done, in the units of flow_pass_work().
+ */
+static uint64_t reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t,
+				uint64_t hot)
+{
+	uint64_t moved = 0, looked = 0;
+
+	mark_hot(c, t, hot);
 	for (uint32_t i = 0; i < c->num_edges; i++) {
-		prepare_edge(c, t, c->edges[i]);
+		bool any = false;
+
+		collect_dests(c, t, c->edges[i]);
+		for (unsigned d = 0; d < c->num_dests && !any; d++)
+			any = c->hot_lid[c->dests[d].base_lid];
+		if (!any)
+			continue;
+		distances_to(c, c->edges[i]);
+		prepare_flow(c);
+		gather_entries(c, t);
+		looked++;
 		for (unsigned d = 0; d < c->num_dests; d++) {
-			account_dest(c, t, &c->dests[d], -1);
-			route_dest_by_flow(c, t, &c->dests[d]);
+			if (!c->hot_lid[c->dests[d].base_lid])
+				continue;
+			moved += reroute_dest(c, t, &c->dests[d],
+					      c->entries + (size_t)d * c->nsw,
+					      hot);
+			looked++;
 		}
 	}
+	/* looking costs about a route per switch, moving one per hop */
+	return moved * c->g.hop_start[c->nsw] + looked * c->nsw;
 }
 
 /*
@@ -1129,38 +1428,35 @@ static void alternates_by_flow(struct ft_ctx *c, struct vf_lfts *t)
 /*
  * Passes of the flow model while they bring the busiest link down (the
  * first routes each destination knowing only those before it; measured on
- * a 3-level tree missing three cables: 448 after one pass, 440 after
- * three, against a bound of 439), keeping the best tables seen.  At most
- * FT_FLOW_PASSES, within the work budget given; two passes without a
- * lower busiest link, or reaching the leaf bound, end it.
+ * a 3-level tree missing 1% of its core cables, k = 36: 12,618 after one
+ * pass, 12,060 after two, 11,826 after three, against a bound of 11,664).
+ * A pass moves only the destinations whose routes touch the upper half of
+ * the excess over the leaf bound.  At most FT_FLOW_PASSES, within the
+ * work budget given; two passes without a lower busiest link, or reaching
+ * the leaf bound, end it.
  */
 static int improve_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			   uint64_t budget)
 {
-	size_t size = (size_t)t->num_switches * ((size_t)t->max_lid + 1);
-	struct ft_load best = link_load(c);
-	uint8_t *kept = malloc(size ? size : 1);
-	uint64_t work = flow_pass_work(c);
+	uint64_t bound = edge_bound(c), most = link_load(c).max, spent = 0;
 	unsigned stale = 0;
 
-	if (!kept)
+	free(c->hot_lid);
+	free(c->entries);
+	c->hot_lid = malloc((size_t)t->max_lid + 1);
+	c->entries = malloc((size_t)VF_MAX_PORTS * c->nsw);
+	if (!c->hot_lid || !c->entries)
 		return -ENOMEM;
-	memcpy(kept, t->port, size);
 	c->tie_by_link = false;
 	for (unsigned pass = 2; pass <= FT_FLOW_PASSES && stale < 2 &&
-	     pass * work <= budget && best.max > edge_bound(c); pass++) {
-		struct ft_load now;
+	     spent < budget && most > bound; pass++) {
+		uint64_t now;
 
-		reroute_by_flow(c, t);
-		now = link_load(c);
-		stale = now.max < best.max ? 0 : stale + 1;
-		if (lighter(now, best)) {
-			best = now;
-			memcpy(kept, t->port, size);
-		}
+		spent += reroute_by_flow(c, t, most - (most - bound) / 2);
+		now = link_load(c).max;
+		stale = now < most ? 0 : stale + 1;
+		most = now;
 	}
-	memcpy(t->port, kept, size);
-	free(kept);
 	alternates_by_flow(c, t);
 	return 0;
 }
@@ -1215,7 +1511,7 @@ static struct ft_load tables_load(struct ft_ctx *c, struct vf_lfts *t)
 	for (uint32_t i = 0; i < c->num_edges; i++) {
 		prepare_edge(c, t, c->edges[i]);
 		for (unsigned d = 0; d < c->num_dests; d++)
-			account_dest(c, t, &c->dests[d], 1);
+			account_dest(c, t, &c->dests[d]);
 	}
 	return link_load(c);
 }
@@ -1251,7 +1547,7 @@ static bool route_all(struct ft_ctx *c, struct vf_lfts *t, bool model)
 {
 	size_t size = (size_t)t->num_switches * ((size_t)t->max_lid + 1);
 	bool both = model && 2 * flow_pass_work(c) <= FT_FLOW_WORK_MAX;
-	uint64_t budget = both ? FT_FLOW_WORK_MAX / 2 : FT_FLOW_WORK_MAX;
+	uint64_t budget = both ? FT_FLOW_WORK_MAX / 2 : pass_budget(c);
 	struct ft_load first;
 	uint8_t *kept;
 
@@ -1262,8 +1558,10 @@ static bool route_all(struct ft_ctx *c, struct vf_lfts *t, bool model)
 		return true;
 	if (improve_by_flow(c, t, budget))
 		return false;
+	if (!both)
+		return true;
 	first = tables_load(c, t);
-	if (!both || first.max <= edge_bound(c))
+	if (first.max <= edge_bound(c))
 		return true;
 	kept = malloc(size ? size : 1);
 	if (!kept)
@@ -1337,11 +1635,14 @@ static bool edges_span_chassis(const struct ft_ctx *c)
  * where they are not (degraded trees, director chassis with edge switches
  * on several chassis) the flow model does better, but not everywhere (a
  * 3-level tree under OpenSM's LIDs: 392 against the rotation's 384).  So
- * on fabrics whose edge switches span chassis both run, and the tables
- * whose busiest link is lighter are kept (measured on 3 chassis with 18
- * edge switches: rotation 540, flow model 204, the bound); degraded trees
- * take the model alone.  Either stops early once it reaches the leaf
- * bound.
+ * on fabrics whose edge switches span chassis, and on every full tree
+ * whose first pass of the model is affordable, the rotation's tables are
+ * weighed and, above the leaf bound, the model runs too; the tables whose
+ * busiest link is lighter are kept (measured on 3 chassis with 18 edge
+ * switches: rotation 540, flow model 204, the bound; 7 pods of 5 leaves
+ * and 3 aggregation switches: rotation 510, model 417, the bound);
+ * degraded trees take the model alone.  Either stops early once it
+ * reaches the leaf bound.
  */
 static int better_of_both(struct ft_ctx *c, struct vf_lfts *t)
 {
@@ -1368,6 +1669,7 @@ static int better_of_both(struct ft_ctx *c, struct vf_lfts *t)
 	return 0;
 }
 
+
 static void ctx_free(struct ft_ctx *c)
 {
 	vf_sticky_free(&c->sticky);
@@ -1390,7 +1692,16 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->flow_order);
 	free(c->cand_start);
 	free(c->cand_pool);
-	free(c->choice);
+	free(c->via_port);
+	free(c->via_next);
+	free(c->entries);
+	free(c->first_port);
+	free(c->inflow);
+	free(c->seed_idx);
+	free(c->num_ports);
+	free(c->port_next);
+	free(c->hot_lid);
+	free(c->cand);
 	free(c->down_port);
 	free(c->up_end);
 	free(c->full_up);
@@ -1436,7 +1747,16 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->cand_start = malloc((n + 1) * sizeof(*c->cand_start));
 	c->cand_pool = malloc((c->g.hop_start[c->nsw] ? c->g.hop_start[c->nsw] : 1) *
 			      sizeof(*c->cand_pool));
-	c->choice = malloc(n * sizeof(*c->choice));
+	c->via_port = malloc(n * sizeof(*c->via_port));
+	c->via_next = malloc(n * sizeof(*c->via_next));
+	c->first_port = malloc(n * sizeof(*c->first_port));
+	c->inflow = malloc(n * sizeof(*c->inflow));
+	c->seed_idx = calloc(n, sizeof(*c->seed_idx));
+	c->num_ports = malloc(n * sizeof(*c->num_ports));
+	c->port_next = malloc((f->num_ports ? f->num_ports : 1) *
+			      sizeof(*c->port_next));
+	c->cand = malloc((c->g.hop_start[c->nsw] ? c->g.hop_start[c->nsw] : 1) *
+			 sizeof(*c->cand));
 	c->down_port = malloc(n * sizeof(*c->down_port));
 	c->up_end = malloc(n * sizeof(*c->up_end));
 	c->dests = malloc(VF_MAX_PORTS * sizeof(*c->dests));
@@ -1446,7 +1766,10 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	    !c->down || !c->ud || !c->any || !c->edge ||
 	    !c->queue || !c->group || !c->base_routed || !c->alt_routed ||
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||
-	    !c->cand_pool || !c->choice || !c->down_port ||
+	    !c->cand_pool || !c->cand || !c->via_port || !c->via_next ||
+	    !c->first_port || !c->num_ports || !c->inflow || !c->seed_idx ||
+	    !c->port_next ||
+	    !c->down_port ||
 	    !c->up_end ||
 	    !c->full_up || !c->full_down || !c->dests)
 		return -ENOMEM;
@@ -1454,7 +1777,10 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 		const struct vf_node *sw = &f->nodes[f->switches[s]];
 
 		c->down_port[s] = VF_NONE;
-		c->choice[s] = VF_NONE;
+		c->via_port[s] = VF_NONE;
+		c->first_port[s] = sw->first_port;
+		c->inflow[s] = 0;
+		c->num_ports[s] = sw->num_ports;
 		c->edge[s] = vf_has_end_node(f, s);
 		for (unsigned i = 1; i <= sw->num_ports; i++) {
 			const struct vf_port *peer =
@@ -1463,6 +1789,13 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 			c->hosts[s] += peer &&
 				       !vf_is_switch(&f->nodes[peer->node]);
 		}
+	}
+	for (uint32_t i = 0; i < f->num_ports; i++) {
+		const struct vf_port *peer = vf_usable_peer(f, &f->ports[i]);
+
+		c->port_next[i] = peer && vf_is_switch(&f->nodes[f->ports[i].node]) &&
+				  vf_is_switch(&f->nodes[peer->node]) ?
+				  f->nodes[peer->node].sw : VF_NONE;
 	}
 	if (vf_sticky_init(&c->sticky, f, opts->previous))
 		return -ENOMEM;
@@ -1474,7 +1807,8 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	order_tiers(c);
 	c->degraded = is_degraded(c);
 	rank_ports(c);
-	c->model_ok = top_level(c) >= 1 && flow_model_affordable(c);
+	c->model_ok = top_level(c) >= 1;
+	c->seeded = first_pass_seeded(c);
 	return 0;
 }
 
@@ -1504,7 +1838,10 @@ static int route_fattree(const struct vf_fabric *f,
 		tree = route_all(&c, t, true);
 	} else {
 		tree = route_all(&c, t, false);
-		if (tree && c.model_ok && edges_span_chassis(&c))
+		/* RouteLast asks for the rotation's order: kept on full trees */
+		if (tree && c.model_ok &&
+		    ((!c.seeded && !opts->route_last.count) ||
+		     edges_span_chassis(&c)))
 			rc = better_of_both(&c, t);
 	}
 	if (!tree) {
