@@ -20,7 +20,7 @@
 #include "routing/arflow.h"
 #include "routing/jsonout.h"
 #include "routing/lftdump.h"
-#include "routing/netfile.h"
+#include "routing/lidkeep.h"
 #include "sim/arsimcmd.h"
 
 #define EXIT_PLOT 1
@@ -663,8 +663,8 @@ int vf_cmd_arsim(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = EXIT_USAGE;
-	f = vf_netfile_load(a.topo, 0, &err);
-	if (!f || vf_lftdump_load(a.lfts, f, &t, &err)) {
+	f = vf_load_routed(a.topo, a.lfts, 0, &t, &err);
+	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
 	}
