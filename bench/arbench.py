@@ -8,14 +8,16 @@ For every fabric: OpenSM routes it with ftree in ibsim (bench.py's
 run_once; the LFTs are read back from the switches, the topology with
 ibnetdiscover); our shortestpath and fattree route the same discovered
 topology offline.  For each of the three routings: the AR tables
-(`vfabric ar`) and `vfabric arsim --pattern perm --runs N`, with the
-congestion model's backpressure on (the default) and off.  Reported: the
-busiest link's flows (mean over the runs) static and with AR, their ratio,
-and ftree's static maximum over each AR maximum; then a link-failure
-scenario (--fail K): flows lost until the SM re-sweeps, static, AR on
-switches that do not notify lost routes and AR on switches that do; AR's
-busiest link before the re-sweep, and the static one after it re-routes.
-Prints Markdown.
+(`vfabric ar`) and `vfabric arsim --pattern perm --runs N`, which gives
+the gain with the congestion model's backpressure (the default) and
+without it.  Reported: the busiest link's flows (mean over the runs)
+static and with AR, their ratio under each model, and ftree's static
+maximum over each AR maximum; then a link-failure scenario (--fail K):
+flows lost until the SM re-sweeps, static, AR on switches that do not
+notify lost routes and AR on switches that do; AR's busiest link before
+the re-sweep, and the static one after the SM re-routes with the engine
+that made the tables (`arsim --engine`; ftree's tables: our shortestpath,
+as OpenSM's ftree is not modelled).  Prints Markdown.
 """
 
 import argparse
@@ -78,10 +80,11 @@ def measure(args, engine, topo, dump):
     res = run([args.vfabric, "ar", "--topo", topo, "--lfts", dump, "-o",
                ardump])
     safe = res.returncode == 0
+    ours = () if engine.startswith("ftree") else ("--engine", engine)
     return {"engine": engine, "ar_safe": safe,
             "bp": arsim(args, topo, dump, ardump),
-            "nobp": arsim(args, topo, dump, ardump, "--no-backpressure"),
-            "fail": arsim(args, topo, dump, ardump, "--fail", args.fail)}
+            "fail": arsim(args, topo, dump, ardump, "--fail", args.fail,
+                          *ours)}
 
 
 def fmt(v):
@@ -112,12 +115,14 @@ def main():
                        routings(args, name, fab, work).items()]
         ftree = results[0]["bp"]["static"]["max"]
         for r in results:
-            bp, nobp, fl = r["bp"], r["nobp"], r["fail"]["failure"]
+            bp, fl = r["bp"], r["fail"]["failure"]
+            gain = bp["gain"]
             rows.append(
                 f"| {name} | {r['engine']} | {bp['flows']} | "
                 f"{fmt(bp['static']['max'])} | {fmt(bp['adaptive']['max'])}"
-                f" | **{fmt(bp['ratio'])}** | "
-                f"{fmt(nobp['adaptive']['max'])} | {fmt(nobp['ratio'])} | "
+                f" | {fmt(gain['backpressure'])} | "
+                f"{fmt(gain['ar_max_no_backpressure'])} | "
+                f"{fmt(gain['no_backpressure'])} | "
                 f"{fmt(ftree / bp['adaptive']['max'])} |"
                 + ("" if r["ar_safe"] else " (AR check failed)"))
             links = ", ".join(f"{lk['desc']}/{lk['port']}-"
@@ -127,14 +132,16 @@ def main():
                 f"| {name} | {r['engine']} | {links} | "
                 f"{fmt(fl['static_lost'])} | "
                 f"{fmt(fl['ar_lost_no_notify'])} | {fmt(fl['ar_lost'])} | "
-                f"{fmt(fl['ar_max'])} | {fmt(fl['rerouted_static_max'])} |")
+                f"{fmt(fl['ar_max'])} | {fl['reroute_engine']}"
+                f"{'' if fl['route_stability'] else ', from scratch'} | "
+                f"{fmt(fl['rerouted_static_max'])} |")
     print(f"Random permutations, {args.runs} runs from seed {args.seed}; "
           "loads are flows on the busiest switch-to-switch link, mean over "
           "the runs.")
     print()
-    print("| fabric | routing | flows | static max | AR max | static/AR | "
-          "AR max, no backpressure | static/AR, no backpressure | "
-          "ftree static / AR |")
+    print("| fabric | routing | flows | static max | AR max | static/AR, "
+          "backpressure model | AR max, no backpressure | static/AR, no "
+          "backpressure | ftree static / AR |")
     print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print()
@@ -143,8 +150,9 @@ def main():
     print()
     print("| fabric | routing | failed links | flows lost static | "
           "flows lost AR, no notification | flows lost AR, notification | "
-          "AR max before re-sweep | static max after re-route |")
-    print("|---|---|---|---|---|---|---|---|")
+          "AR max before re-sweep | re-routed by | static max after "
+          "re-route |")
+    print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(fail_rows))
 
 

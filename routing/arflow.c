@@ -523,36 +523,34 @@ static void set_health(struct vf_fabric *f, const bool *down, bool *saved,
 }
 
 int vf_arflow_reroute(struct vf_fabric *f, const bool *down,
-		      const struct vf_flows *fl,
-		      const struct vf_arflow_params *p,
-		      struct vf_arflow_stats *st_static,
-		      struct vf_arflow_stats *st_ar)
+		      const struct vf_engine *e,
+		      const struct vf_previous *prev, struct vf_lfts *t,
+		      struct vf_ar_tables *ar)
 {
 	bool *saved = calloc(f->num_ports + 1, sizeof(*saved));
-	struct vf_ar_tables ar = { 0 };
 	struct vf_route_opts opts;
 	struct vf_ar_config cfg;
-	struct vf_lfts t = { 0 };
 	int rc;
 
+	memset(t, 0, sizeof(*t));
+	memset(ar, 0, sizeof(*ar));
 	if (!saved)
 		return -ENOMEM;
 	set_health(f, down, saved, false);
 	vf_route_opts_default(&opts);
+	opts.previous = prev;
 	vf_ar_config_default(&cfg);
 	cfg.enable = cfg.fine_grained = true;
-	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
+	rc = vf_lfts_init(t, f->num_switches, f->max_lid);
 	if (!rc)
-		rc = vf_route_shortestpath(f, &opts, &t);
+		rc = e->route(f, &opts, t);
 	if (!rc)
-		rc = vf_ar_compute(f, &t, &cfg, NULL, &ar);
-	if (!rc)
-		rc = vf_arflow_static(f, &t, fl, down, NULL, st_static);
-	if (!rc)
-		rc = vf_arflow_adaptive(f, &t, &ar, fl, down, p, NULL, st_ar);
+		rc = vf_ar_compute(f, t, &cfg, NULL, ar);
 	set_health(f, down, saved, true);
-	vf_ar_free(&ar);
-	vf_lfts_free(&t);
+	if (rc) {
+		vf_ar_free(ar);
+		vf_lfts_free(t);
+	}
 	free(saved);
 	return rc;
 }

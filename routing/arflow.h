@@ -56,6 +56,7 @@
 
 #include "ar.h"
 #include "arselect.h"
+#include "engine.h"
 #include "fabric.h"
 
 struct vf_flow {
@@ -174,16 +175,17 @@ bool vf_arflow_port_lost(const struct vf_fabric *f, const struct vf_lfts *t,
 			 unsigned lid);
 
 /*
- * After the SM reacts to the failed links: route f again with the
- * shortestpath engine with those links unhealthy, compute fine-grained AR
- * tables for the new routes and place the flows statically (st_static)
- * and adaptively (st_ar).  f's health flags are restored before return.
- * 0, -ENOMEM, or the engine's error.
+ * What the SM programs once it sees the failed links: f routed again by
+ * engine e with those links unhealthy into t, starting from prev when not
+ * NULL (the tables before the failure: the plugin's route_stability), and
+ * fine-grained AR tables for the new routes into ar (both initialised
+ * here, freed on error).  Place flows on them with vf_arflow_static() and
+ * vf_arflow_adaptive() and the same down.  f's health flags are restored
+ * before return.  0, -ENOMEM, or the engine's error.
  */
 int vf_arflow_reroute(struct vf_fabric *f, const bool *down,
-		      const struct vf_flows *fl,
-		      const struct vf_arflow_params *p,
-		      struct vf_arflow_stats *st_static,
-		      struct vf_arflow_stats *st_ar);
+		      const struct vf_engine *e,
+		      const struct vf_previous *prev, struct vf_lfts *t,
+		      struct vf_ar_tables *ar);
 
 #endif /* VF_ARFLOW_H */

@@ -20,6 +20,11 @@ void vf_log_set_level(enum vf_log_level max_level)
 	log_max = max_level;
 }
 
+enum vf_log_level vf_log_get_level(void)
+{
+	return log_max;
+}
+
 void vf_log(enum vf_log_level level, const char *fmt, ...)
 {
 	static const char *const names[] = { "error", "warning", "info",

@@ -28,6 +28,7 @@ typedef void (*vf_log_sink)(void *ctx, enum vf_log_level level,
 /* Install a sink (NULL restores stderr) and the most verbose level shown. */
 void vf_log_set_sink(vf_log_sink sink, void *ctx);
 void vf_log_set_level(enum vf_log_level max_level);
+enum vf_log_level vf_log_get_level(void);
 void vf_log(enum vf_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

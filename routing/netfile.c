@@ -1126,7 +1126,21 @@ static int check_lids(struct parser *p)
 	return rc;
 }
 
-static int finish(struct parser *p, unsigned lmc)
+/* LIDs for the ports the file gives none: kept ones first, if any. */
+static int give_lids(struct parser *p, unsigned lmc,
+		     const struct vf_lid_keeps *keep)
+{
+	int rc = keep && keep->n ? vf_fabric_keep_lids(p->f, lmc, keep) :
+				   vf_fabric_assign_lids(p->f, lmc);
+
+	if (rc)
+		return err_at(p, 0, 0, "cannot assign LIDs with LMC %u: %s",
+			      lmc, strerror(-rc));
+	return 0;
+}
+
+static int finish(struct parser *p, unsigned lmc,
+		  const struct vf_lid_keeps *keep)
 {
 	int rc;
 
@@ -1140,10 +1154,9 @@ static int finish(struct parser *p, unsigned lmc)
 	rc = check_lids(p);
 	if (rc)
 		return rc;
-	rc = vf_fabric_assign_lids(p->f, lmc);
+	rc = give_lids(p, lmc, keep);
 	if (rc)
-		return err_at(p, 0, 0, "cannot assign LIDs with LMC %u: %s",
-			      lmc, strerror(-rc));
+		return rc;
 	rc = vf_fabric_finalize(p->f);
 	if (rc)
 		return err_at(p, 0, 0, "invalid fabric: %s", strerror(-rc));
@@ -1167,6 +1180,14 @@ static void parser_free(struct parser *p)
 struct vf_fabric *vf_netfile_read(FILE *in, const char *name, unsigned lmc,
 				  struct vf_err *err)
 {
+	return vf_netfile_read_keep(in, name, lmc, NULL, err);
+}
+
+struct vf_fabric *vf_netfile_read_keep(FILE *in, const char *name,
+				       unsigned lmc,
+				       const struct vf_lid_keeps *keep,
+				       struct vf_err *err)
+{
 	struct parser p = {
 		.err = err,
 		.cur = VF_NONE,
@@ -1187,7 +1208,7 @@ struct vf_fabric *vf_netfile_read(FILE *in, const char *name, unsigned lmc,
 	}
 	rc = parse_stream(&p, in, name);
 	if (!rc)
-		rc = finish(&p, lmc);
+		rc = finish(&p, lmc, keep);
 	parser_free(&p);
 	if (rc) {
 		vf_fabric_destroy(p.f);
@@ -1199,6 +1220,13 @@ struct vf_fabric *vf_netfile_read(FILE *in, const char *name, unsigned lmc,
 struct vf_fabric *vf_netfile_load(const char *path, unsigned lmc,
 				  struct vf_err *err)
 {
+	return vf_netfile_load_keep(path, lmc, NULL, err);
+}
+
+struct vf_fabric *vf_netfile_load_keep(const char *path, unsigned lmc,
+				       const struct vf_lid_keeps *keep,
+				       struct vf_err *err)
+{
 	struct vf_fabric *f;
 	FILE *in = fopen(path, "r");
 
@@ -1206,7 +1234,7 @@ struct vf_fabric *vf_netfile_load(const char *path, unsigned lmc,
 		vf_err_set(err, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	f = vf_netfile_read(in, path, lmc, err);
+	f = vf_netfile_read_keep(in, path, lmc, keep, err);
 	fclose(in);
 	return f;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "fabric.h"
+#include "lidkeep.h"
 #include "log.h"
 
 /*
@@ -26,6 +27,18 @@ struct vf_fabric *vf_netfile_load(const char *path, unsigned lmc,
 /* The same from an open stream; name is used in error messages. */
 struct vf_fabric *vf_netfile_read(FILE *in, const char *name, unsigned lmc,
 				  struct vf_err *err);
+/*
+ * The same, with the ports the file gives no LID numbered by
+ * vf_fabric_keep_lids(f, lmc, keep) when keep holds any entry (the LIDs
+ * of an earlier picture of the fabric, lidkeep.h).
+ */
+struct vf_fabric *vf_netfile_load_keep(const char *path, unsigned lmc,
+				       const struct vf_lid_keeps *keep,
+				       struct vf_err *err);
+struct vf_fabric *vf_netfile_read_keep(FILE *in, const char *name,
+				       unsigned lmc,
+				       const struct vf_lid_keeps *keep,
+				       struct vf_err *err);
 /*
  * Write f in the ibsim dialect (switchguid=/caguid=/sysimgguid= lines,
  * NodeDescs as comments, w=/s= link options) so that ibsim recreates the

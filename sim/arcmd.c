@@ -10,7 +10,7 @@
 
 #include "routing/ar.h"
 #include "routing/lftdump.h"
-#include "routing/netfile.h"
+#include "routing/lidkeep.h"
 #include "sim/arcmd.h"
 
 #define EXIT_USAGE 2
@@ -94,8 +94,8 @@ int vf_cmd_ar(int argc, char **argv)
 		fprintf(stderr, "usage: vfabric ar --topo NET --lfts DUMP [--lmc N] [--coarse] [--groups N] [-o FILE]\n");
 		return EXIT_USAGE;
 	}
-	f = vf_netfile_load(topo, lmc, &err);
-	if (!f || vf_lftdump_load(lfts, f, &t, &err)) {
+	f = vf_load_routed(topo, lfts, lmc, &t, &err);
+	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
 	}

@@ -55,8 +55,10 @@ def summary(ax, res):
     fail = res.get("failure")
     notify = res.get("notify", False)
     if fail:
+        engine = fail.get("reroute_engine", "shortestpath")
         labels += ["flows lost\n(until re-route)",
-                   "max load\nlink(s) failed", "max load\nafter re-route"]
+                   "max load\nlink(s) failed",
+                   f"max load\nafter re-route\n({engine})"]
         st += [fail["static_lost"], fail["static_max"],
                fail["rerouted_static_max"]]
         ar += [fail["ar_lost"], fail["ar_max"], fail["rerouted_ar_max"]]
@@ -88,6 +90,19 @@ def summary(ax, res):
     ax.legend(loc="upper right")
 
 
+def gain_text(res):
+    """The ratio, named by the congestion model it comes from, and the
+    other model's (older JSON has only the ratio)."""
+    ratio = res.get("ratio") or 0
+    gain = res.get("gain")
+    if not gain:
+        return f"{ratio:.2f}x"
+    bp = res.get("backpressure", True)
+    other = gain["no_backpressure" if bp else "backpressure"]
+    return (f"{ratio:.2f}x {'with' if bp else 'without'} backpressure, "
+            f"{other:.2f}x {'without' if bp else 'with'} it")
+
+
 def draw(res, out):
     import matplotlib
     matplotlib.use("Agg")
@@ -96,10 +111,8 @@ def draw(res, out):
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
     histogram(left, res)
     summary(right, res)
-    ratio = res.get("ratio") or 0
     fig.suptitle(f"vfabric arsim: {os.path.basename(res['topo'])}: "
-                 f"static/AR max load "
-                 f"{ratio:.2f}x", fontsize=11)
+                 f"static/AR max load {gain_text(res)}", fontsize=11)
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     plt.close(fig)

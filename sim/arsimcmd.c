@@ -18,9 +18,11 @@
 #include <unistd.h>
 
 #include "routing/arflow.h"
+#include "routing/engine.h"
 #include "routing/jsonout.h"
 #include "routing/lftdump.h"
-#include "routing/netfile.h"
+#include "routing/lidkeep.h"
+#include "routing/log.h"
 #include "sim/arsimcmd.h"
 
 #define EXIT_PLOT 1
@@ -35,10 +37,13 @@ static const char usage_line[] =
 	"       [--runs N] [--fail N | --fail-link GUID:PORT...]\n"
 	"       [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
 	"       [--rounds N] [--no-backpressure] [--no-notify]\n"
+	"       [--engine NAME] [--no-route-stability] [--reroute-lfts FILE]\n"
 	"       [--json FILE|-] [--plot PNG]\n";
 
 struct arsim_args {
 	const char *topo, *lfts, *ardump, *json, *plot;
+	const char *engine, *reroute_out;	/* --engine, --reroute-lfts */
+	bool no_stability;			/* --no-route-stability */
 	enum vf_flow_pattern pattern;
 	unsigned shift, runs, fail_random, num_fail_links;
 	uint32_t seed;
@@ -62,12 +67,22 @@ static void agg_add(struct agg *a, double v)
 struct arsim_result {
 	uint32_t flows, links;
 	struct agg s_max, s_mean, s_used, a_max, a_mean, a_used;
+	struct agg o_max;	/* AR under the other backpressure model */
 	/* with failed links */
 	struct agg s_lost, a_lost, s_fmax, a_fmax, rr_smax, rr_amax, rr_lost;
 	struct agg n_lost, n_fmax;	/* AR without notification */
 	uint32_t *hist_s, *hist_a;	/* first run: links per load */
 	unsigned hist_len;
 	struct { unsigned s_max, a_max; } *per_run;
+};
+
+/* What the SM programs after the failure, and how it was chosen. */
+struct reroute {
+	const struct vf_engine *e;
+	const char *why;	/* "option", "detected" or "default" */
+	bool stability;		/* from the tables before */
+	struct vf_lfts t;
+	struct vf_ar_tables ar;
 };
 
 static int __attribute__((format(printf, 1, 2)))
@@ -132,6 +147,9 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		{ "rounds", required_argument, NULL, 'R' },
 		{ "no-backpressure", no_argument, NULL, 'B' },
 		{ "no-notify", no_argument, NULL, 'N' },
+		{ "engine", required_argument, NULL, 'e' },
+		{ "no-route-stability", no_argument, NULL, 'S' },
+		{ "reroute-lfts", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -153,6 +171,14 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		case 'P': a->plot = optarg; break;
 		case 'B': a->prm.backpressure = false; break;
 		case 'N': a->prm.notify = false; break;
+		case 'S': a->no_stability = true; break;
+		case 'o': a->reroute_out = optarg; break;
+		case 'e':
+			if (!vf_engine_find(optarg))
+				return bad("unknown engine '%s' (see 'vfabric engines')",
+					   optarg);
+			a->engine = optarg;
+			break;
 		case 'p':
 			p = vf_flow_pattern_parse(optarg);
 			if (p < 0)
@@ -216,6 +242,8 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		return bad("%s", "--fail N and --fail-link go separately");
 	if (a->shift && a->pattern != VF_FLOW_SHIFT)
 		return bad("%s", "--shift goes with --pattern shift");
+	if (a->reroute_out && !a->fail_random && !a->num_fail_links)
+		return bad("%s", "--reroute-lfts goes with --fail or --fail-link");
 	return 0;
 }
 
@@ -283,20 +311,106 @@ static uint32_t *histogram(const struct vf_fabric *f, const bool *down,
 	return h;
 }
 
+/*
+ * Which of our engines routes f, intact and from scratch, exactly as t
+ * does (so made the tables, as far as we can tell), or NULL.
+ */
+static const struct vf_engine *detect_engine(const struct vf_fabric *f,
+					     const struct vf_lfts *t)
+{
+	size_t size = (size_t)f->num_switches * (f->max_lid + 1u);
+	enum vf_log_level level = vf_log_get_level();
+	const struct vf_engine *found = NULL;
+	struct vf_route_opts o;
+
+	/* trial routings: their notes (fattree's fallback) are not news */
+	vf_log_set_level(VF_LOG_ERROR);
+	vf_route_opts_default(&o);
+	for (unsigned i = 0; !found && i < vf_num_engines; i++) {
+		struct vf_lfts mine = { 0 };
+
+		if (!vf_lfts_init(&mine, f->num_switches, f->max_lid) &&
+		    !vf_engines[i].route(f, &o, &mine) &&
+		    !memcmp(mine.port, t->port, size))
+			found = &vf_engines[i];
+		vf_lfts_free(&mine);
+	}
+	vf_log_set_level(level);
+	return found;
+}
+
+/*
+ * The engine that re-routes: --engine, else the one whose routing DUMP
+ * is, else shortestpath.  From the tables before (route_stability, the
+ * plugin's default) unless --no-route-stability or they are not ours.
+ */
+static void choose_engine(const struct arsim_args *a,
+			  const struct vf_fabric *f, const struct vf_lfts *t,
+			  struct reroute *rr)
+{
+	rr->why = "option";
+	rr->e = a->engine ? vf_engine_find(a->engine) : NULL;
+	if (!rr->e) {
+		rr->why = "detected";
+		rr->e = detect_engine(f, t);
+	}
+	if (!rr->e) {
+		rr->why = "default";
+		rr->e = vf_engine_find("shortestpath");
+	}
+	rr->stability = !a->no_stability && strcmp(rr->why, "default");
+}
+
+static int write_reroute(const struct arsim_args *a,
+			 const struct vf_fabric *f, const struct vf_lfts *t)
+{
+	FILE *out = fopen(a->reroute_out, "w");
+	int rc = out ? vf_lftdump_write(out, f, t) : -errno;
+
+	if (out && fclose(out) && !rc)
+		rc = -errno;
+	if (rc)
+		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->reroute_out,
+			strerror(-rc));
+	return rc ? EXIT_USAGE : 0;
+}
+
+/* The SM's routing and AR tables once it sees the failed links. */
+static int plan_reroute(const struct arsim_args *a, struct vf_fabric *f,
+			const struct vf_lfts *t, const bool *down,
+			struct reroute *rr)
+{
+	struct vf_previous prev = { f, t };
+	int rc;
+
+	choose_engine(a, f, t, rr);
+	rc = vf_arflow_reroute(f, down, rr->e, rr->stability ? &prev : NULL,
+			       &rr->t, &rr->ar);
+	if (rc) {
+		fprintf(stderr, "vfabric: arsim: %s cannot re-route %s without the failed links: %s\n",
+			rr->e->name, a->topo, strerror(-rc));
+		return EXIT_USAGE;
+	}
+	return a->reroute_out ? write_reroute(a, f, &rr->t) : 0;
+}
+
 /* One run: the pattern with seed, static and AR, with and without
  * failures (AR also without notification, to show what it saves); the
  * first run also keeps the load histograms. */
 static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 		   const struct vf_lfts *t, const struct vf_ar_tables *ar,
-		   const bool *down, unsigned run, struct arsim_result *res)
+		   const bool *down, const struct reroute *rr, unsigned run,
+		   struct arsim_result *res)
 {
-	struct vf_arflow_params prm = a->prm, quiet;
-	struct vf_arflow_stats s, d, fs, fa, fn, rs, ra;
+	struct vf_arflow_params prm = a->prm, quiet, other;
+	struct vf_arflow_stats s, d, o, fs, fa, fn, rs, ra;
 	uint32_t *ls = NULL, *la = NULL;
 	struct vf_flows fl;
 	int rc;
 
 	prm.seed = a->seed + run;
+	other = prm;
+	other.backpressure = !prm.backpressure;
 	rc = vf_flows_make(f, a->pattern, a->seed + run, a->shift, &fl);
 	if (rc == -EINVAL) {
 		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->topo,
@@ -309,7 +423,8 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 	la = calloc(f->num_ports + 1, sizeof(*la));
 	if (rc || !ls || !la ||
 	    vf_arflow_static(f, t, &fl, NULL, ls, &s) ||
-	    vf_arflow_adaptive(f, t, ar, &fl, NULL, &prm, la, &d))
+	    vf_arflow_adaptive(f, t, ar, &fl, NULL, &prm, la, &d) ||
+	    vf_arflow_adaptive(f, t, ar, &fl, NULL, &other, NULL, &o))
 		goto nomem;
 	res->flows = fl.n;
 	res->links = s.links;
@@ -319,6 +434,7 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 	agg_add(&res->a_max, d.max);
 	agg_add(&res->a_mean, d.mean);
 	agg_add(&res->a_used, d.used);
+	agg_add(&res->o_max, o.max);
 	res->per_run[run].s_max = s.max;
 	res->per_run[run].a_max = d.max;
 	if (!run) {
@@ -339,12 +455,10 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 		else if (vf_arflow_adaptive(f, t, ar, &fl, down, &quiet, NULL,
 					    &fn))
 			goto nomem;
-		rc = vf_arflow_reroute(f, down, &fl, &prm, &rs, &ra);
-		if (rc) {
-			fprintf(stderr, "vfabric: arsim: shortestpath cannot re-route %s without the failed links: %s\n",
-				a->topo, strerror(-rc));
-			goto fail;
-		}
+		if (vf_arflow_static(f, &rr->t, &fl, down, NULL, &rs) ||
+		    vf_arflow_adaptive(f, &rr->t, &rr->ar, &fl, down, &prm,
+				       NULL, &ra))
+			goto nomem;
 		agg_add(&res->s_lost, fs.lost);
 		agg_add(&res->a_lost, fa.lost);
 		agg_add(&res->s_fmax, fs.max);
@@ -361,7 +475,6 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 	return 0;
 nomem:
 	fprintf(stderr, "vfabric: out of memory\n");
-fail:
 	free(ls);
 	free(la);
 	vf_flows_free(&fl);
@@ -376,6 +489,45 @@ static double mean(const struct arsim_args *a, const struct agg *g)
 static double ratio(double s, double d)
 {
 	return d > 0 ? s / d : 0;
+}
+
+/* AR max under the backpressure model (bp) or without it. */
+static double ar_max_model(const struct arsim_args *a,
+			   const struct arsim_result *r, bool bp)
+{
+	return mean(a, bp == a->prm.backpressure ? &r->a_max : &r->o_max);
+}
+
+/*
+ * The gain hangs on the congestion model: say which figure is which, the
+ * table's adaptive column first.
+ */
+static void print_gain(FILE *out, const struct arsim_args *a,
+		       const struct arsim_result *r)
+{
+	bool bp = a->prm.backpressure;
+	double s = mean(a, &r->s_max);
+
+	fprintf(out, "AR gain        static/AR max %.2f %s backpressure (the adaptive column), %.2f %s it (AR max %.2f)\n",
+		ratio(s, ar_max_model(a, r, bp)), bp ? "with" : "without",
+		ratio(s, ar_max_model(a, r, !bp)), bp ? "without" : "with",
+		ar_max_model(a, r, !bp));
+}
+
+static const char *why_text(const struct reroute *rr)
+{
+	if (!strcmp(rr->why, "option"))
+		return "--engine";
+	if (!strcmp(rr->why, "detected"))
+		return "DUMP is its routing of NET";
+	return "default: DUMP is none of our engines' routing of NET; --engine NAME names the one in use";
+}
+
+static void print_reroute(FILE *out, const struct reroute *rr)
+{
+	fprintf(out, "re-route       %s (%s), %s\n", rr->e->name,
+		why_text(rr), rr->stability ?
+		"from the tables before (route stability)" : "from scratch");
 }
 
 static void print_failed(FILE *out, const struct vf_fabric *f,
@@ -396,7 +548,8 @@ static void print_failed(FILE *out, const struct vf_fabric *f,
 
 static void print_table(FILE *out, const struct arsim_args *a,
 			const struct arsim_result *r,
-			const struct vf_fabric *f, const bool *down)
+			const struct vf_fabric *f, const bool *down,
+			const struct reroute *rr)
 {
 	fprintf(out, "pattern        %s, %u flows%s, %u run%s from seed %u\n",
 		vf_flow_pattern_name(a->pattern), r->flows,
@@ -421,9 +574,11 @@ static void print_table(FILE *out, const struct arsim_args *a,
 		mean(a, &r->s_mean), mean(a, &r->a_mean));
 	fprintf(out, "%-14s %10.1f %10.1f\n", "links used",
 		mean(a, &r->s_used), mean(a, &r->a_used));
+	print_gain(out, a, r);
 	if (!down)
 		return;
 	print_failed(out, f, down);
+	print_reroute(out, rr);
 	/* the third column: AR when the switches do not notify lost routes */
 	fprintf(out, "%-14s %10s %10s %10s\n", "", "static", "adaptive",
 		"no notify");
@@ -433,9 +588,9 @@ static void print_table(FILE *out, const struct arsim_args *a,
 	fprintf(out, "%-14s %10.2f %10.2f %10.2f   max load before the SM reacts\n",
 		"failed max", mean(a, &r->s_fmax), mean(a, &r->a_fmax),
 		mean(a, &r->n_fmax));
-	fprintf(out, "%-14s %10.2f %10.2f %10s   max load after the SM re-routes (shortestpath), %.2f flows lost\n",
+	fprintf(out, "%-14s %10.2f %10.2f %10s   max load after the SM re-routes (%s), %.2f flows lost\n",
 		"re-routed max", mean(a, &r->rr_smax), mean(a, &r->rr_amax),
-		"", mean(a, &r->rr_lost));
+		"", rr->e->name, mean(a, &r->rr_lost));
 }
 
 static void json_agg(FILE *out, const char *key, const struct arsim_args *a,
@@ -479,7 +634,8 @@ static void json_failed(FILE *out, const struct vf_fabric *f, const bool *down)
 
 static void print_json(FILE *out, const struct arsim_args *a,
 		       const struct arsim_result *r,
-		       const struct vf_fabric *f, const bool *down)
+		       const struct vf_fabric *f, const bool *down,
+		       const struct reroute *rr)
 {
 	fputs("{\"topo\":", out);
 	vf_json_string(out, a->topo);
@@ -508,8 +664,14 @@ static void print_json(FILE *out, const struct arsim_args *a,
 	json_agg(out, "mean", a, &r->a_mean);
 	fputc(',', out);
 	json_agg(out, "used", a, &r->a_used);
-	fprintf(out, "},\"ratio\":%.4g,\"per_run\":[",
-		ratio(mean(a, &r->s_max), mean(a, &r->a_max)));
+	fprintf(out, "},\"ratio\":%.4g,", ratio(mean(a, &r->s_max),
+					       mean(a, &r->a_max)));
+	fprintf(out, "\"gain\":{\"backpressure\":%.4g,\"no_backpressure\":%.4g,"
+		"\"ar_max_backpressure\":%.4g,\"ar_max_no_backpressure\":%.4g},",
+		ratio(mean(a, &r->s_max), ar_max_model(a, r, true)),
+		ratio(mean(a, &r->s_max), ar_max_model(a, r, false)),
+		ar_max_model(a, r, true), ar_max_model(a, r, false));
+	fputs("\"per_run\":[", out);
 	for (unsigned i = 0; i < a->runs; i++)
 		fprintf(out, "%s{\"seed\":%u,\"static_max\":%u,\"ar_max\":%u}",
 			i ? "," : "", a->seed + i, r->per_run[i].s_max,
@@ -525,7 +687,9 @@ static void print_json(FILE *out, const struct arsim_args *a,
 	}
 	fputs("{\"links\":", out);
 	json_failed(out, f, down);
-	fputc(',', out);
+	fprintf(out, ",\"reroute_engine\":\"%s\",\"reroute_engine_from\":\"%s\","
+		"\"route_stability\":%s,", rr->e->name, rr->why,
+		rr->stability ? "true" : "false");
 	json_agg(out, "static_lost", a, &r->s_lost);
 	fputc(',', out);
 	json_agg(out, "ar_lost", a, &r->a_lost);
@@ -587,7 +751,8 @@ static const char *python(void)
 
 /* Write the JSON to a temporary file and run arplot.py on it. */
 static int plot(const struct arsim_args *a, const struct arsim_result *r,
-		const struct vf_fabric *f, const bool *down)
+		const struct vf_fabric *f, const bool *down,
+		const struct reroute *rr)
 {
 	char tmp[] = "/tmp/vfabric-arsim-XXXXXX", script[4096], dash_o[] = "-o";
 	char *argv[6];
@@ -601,7 +766,7 @@ static int plot(const struct arsim_args *a, const struct arsim_result *r,
 			close(fd);
 		return EXIT_PLOT;
 	}
-	print_json(out, a, r, f, down);
+	print_json(out, a, r, f, down, rr);
 	fclose(out);
 	argv[0] = (char *)python();
 	argv[1] = (char *)plot_script(script, sizeof(script));
@@ -623,7 +788,8 @@ static int plot(const struct arsim_args *a, const struct arsim_result *r,
 }
 
 static int report(const struct arsim_args *a, const struct arsim_result *r,
-		  const struct vf_fabric *f, const bool *down)
+		  const struct vf_fabric *f, const bool *down,
+		  const struct reroute *rr)
 {
 	FILE *out = stdout;
 
@@ -633,12 +799,12 @@ static int report(const struct arsim_args *a, const struct arsim_result *r,
 		return EXIT_USAGE;
 	}
 	if (a->json)
-		print_json(out, a, r, f, down);
+		print_json(out, a, r, f, down, rr);
 	if (out != stdout)
 		fclose(out);
 	if (!a->json || out != stdout)
-		print_table(stdout, a, r, f, down);
-	return a->plot ? plot(a, r, f, down) : 0;
+		print_table(stdout, a, r, f, down, rr);
+	return a->plot ? plot(a, r, f, down, rr) : 0;
 }
 
 static bool any(const bool *v, uint32_t n)
@@ -657,14 +823,15 @@ int vf_cmd_arsim(int argc, char **argv)
 	struct vf_lfts t = { 0 };
 	struct vf_err err = { "" };
 	struct vf_fabric *f = NULL;
-	bool *down = NULL;
+	struct reroute rr = { 0 };
+	bool *down = NULL, failed;
 	int rc = parse(argc, argv, &a);
 
 	if (rc)
 		return rc;
 	rc = EXIT_USAGE;
-	f = vf_netfile_load(a.topo, 0, &err);
-	if (!f || vf_lftdump_load(a.lfts, f, &t, &err)) {
+	f = vf_load_routed(a.topo, a.lfts, 0, &t, &err);
+	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
 	}
@@ -686,12 +853,17 @@ int vf_cmd_arsim(int argc, char **argv)
 			a.topo, a.fail_random);
 		goto out;
 	}
+	failed = any(down, f->num_ports);
+	if (failed && plan_reroute(&a, f, &t, down, &rr))
+		goto out;
 	for (unsigned i = 0; i < a.runs; i++)
-		if (one_run(&a, f, &t, &ar, any(down, f->num_ports) ? down :
-			    NULL, i, &res))
+		if (one_run(&a, f, &t, &ar, failed ? down : NULL, &rr, i,
+			    &res))
 			goto out;
-	rc = report(&a, &res, f, any(down, f->num_ports) ? down : NULL);
+	rc = report(&a, &res, f, failed ? down : NULL, &rr);
 out:
+	vf_ar_free(&rr.ar);
+	vf_lfts_free(&rr.t);
 	free(res.hist_s);
 	free(res.hist_a);
 	free(res.per_run);

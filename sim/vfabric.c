@@ -20,6 +20,7 @@
 #include "partition/routegroups.h"
 #include "routing/engine.h"
 #include "routing/lftdump.h"
+#include "routing/lidkeep.h"
 #include "routing/log.h"
 #include "routing/netfile.h"
 #include "routing/partload.h"
@@ -63,7 +64,12 @@ static const char usage_text[] =
 	"        --previous-topo/--previous: start from the routing DUMP0 of\n"
 	"        fabric NET0 (as the plugin does with route_stability): its\n"
 	"        entries stay wherever still valid, so you see what a change\n"
-	"        of hosts or links would move; added links rebalance.\n"
+	"        of hosts or links would move; added links rebalance.  Ports\n"
+	"        without a LID in NET keep the LIDs they had in DUMP0 (by\n"
+	"        port GUID; a switch by node GUID), as OpenSM keeps them; new\n"
+	"        ports take the lowest free LIDs (a CA's 2^N aligned), never\n"
+	"        those of a port NET0 had.  LIDs NET gives are used as they\n"
+	"        are.  DUMP can be the previous of the next change.\n"
 	"        --config: take CoreSwitches, RouteLast, RoutingOrder and\n"
 	"        SpineFirstRouting from a vFabric file's <Sm> section, its\n"
 	"        DeviceGroups resolved on NET (the flags above win); with\n"
@@ -83,7 +89,8 @@ static const char usage_text[] =
 	"        of that vFabric file (resolved on NET), the all-to-all load of\n"
 	"        the ports that may talk in it, the links that VFs without a\n"
 	"        common port share, and all VFs together; --links VF lists the\n"
-	"        links VF uses with their load.\n"
+	"        links VF uses with their load.  Ports without a LID in NET\n"
+	"        take the ones DUMP names them with (its port GUID column).\n"
 	"  check [--strict] FILE [--topo NET]\n"
 	"        read a vFabric configuration (opafm.xml style: Applications,\n"
 	"        DeviceGroups, QOSGroups, VirtualFabrics, and <Sm> routing\n"
@@ -127,17 +134,25 @@ static const char usage_text[] =
 	"        [--seed N] [--runs N] [--fail N | --fail-link GUID:PORT...]\n"
 	"        [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
 	"        [--rounds N] [--no-backpressure] [--no-notify]\n"
+	"        [--engine NAME] [--no-route-stability] [--reroute-lfts FILE]\n"
 	"        [--json FILE|-] [--plot PNG]\n"
 	"        flow simulator: the flows of a traffic pattern per link with\n"
 	"        the static routes of DUMP and with adaptive routing over the\n"
 	"        port groups of ARDUMP (default: computed as 'ar' does);\n"
-	"        max/mean link load and their ratio.  --runs: that many\n"
-	"        permutations (seeds N, N+1, ...), mean and worst.  --fail N\n"
-	"        random switch-to-switch links (seeded), or the links of the\n"
-	"        named ports, fail: flows lost static versus AR (switches\n"
-	"        notify lost routes; also shown without, the only model\n"
-	"        with --no-notify), the load before the SM reacts, and after\n"
-	"        it re-routes (shortestpath).\n"
+	"        max/mean link load and their ratio, and that gain under\n"
+	"        both congestion models (with backpressure, the default, and\n"
+	"        without: --no-backpressure puts that in the table).  --runs:\n"
+	"        that many permutations (seeds N, N+1, ...), mean and worst.\n"
+	"        --fail N random switch-to-switch links (seeded), or the links\n"
+	"        of the named ports, fail: flows lost static versus AR\n"
+	"        (switches notify lost routes; also shown without, the only\n"
+	"        model with --no-notify), the load before the SM reacts, and\n"
+	"        after it re-routes with the engine in use: --engine NAME,\n"
+	"        else the one of ours whose routing of NET DUMP is, else\n"
+	"        shortestpath (said in the output); starting from DUMP's\n"
+	"        tables as the plugin's route_stability does (from scratch\n"
+	"        with --no-route-stability, or when DUMP is none of ours).\n"
+	"        --reroute-lfts: write the re-routed LFTs there.\n"
 	"        --plot: a PNG of it (needs python3-matplotlib).\n"
 	"  engines\n"
 	"        list the routing engines\n"
@@ -309,11 +324,24 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
-static struct vf_fabric *load_topo(const struct cli *c)
+/*
+ * --topo NET.  With the previous routing's fabric pf, the ports NET gives
+ * no LID keep the ones they had in pf, by GUID, and new ports take free
+ * ones, as OpenSM's LID manager does: so that a host leaving does not
+ * renumber every LID after it.
+ */
+static struct vf_fabric *load_topo(const struct cli *c,
+				   const struct vf_fabric *pf)
 {
 	struct vf_err err = { "" };
-	struct vf_fabric *f = vf_netfile_load(c->topo, c->lmc, &err);
+	struct vf_lid_keeps k = { 0 };
+	struct vf_fabric *f = NULL;
 
+	if (pf && vf_lid_keeps_from_fabric(pf, &k))
+		snprintf(err.msg, sizeof(err.msg), "out of memory");
+	else
+		f = vf_netfile_load_keep(c->topo, c->lmc, &k, &err);
+	vf_lid_keeps_free(&k);
 	if (!f)
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 	return f;
@@ -436,7 +464,8 @@ static int write_dump(const struct cli *c, const struct vf_fabric *f,
 
 /*
  * The previous routing (--previous-topo NET --previous DUMP): its fabric
- * and tables into pf and pt.  0, or EXIT_USAGE after saying why.
+ * and tables into pf and pt, NET's ports numbered as DUMP names them.
+ * 0, or EXIT_USAGE after saying why.
  */
 static int load_previous(const struct cli *c, struct vf_fabric **pf,
 			 struct vf_lfts *pt)
@@ -448,11 +477,7 @@ static int load_previous(const struct cli *c, struct vf_fabric **pf,
 				 "together");
 	if (!c->prev_topo)
 		return 0;
-	*pf = vf_netfile_load(c->prev_topo, c->lmc, &err);
-	if (*pf && vf_lftdump_load(c->prev_lfts, *pf, pt, &err)) {
-		vf_fabric_destroy(*pf);
-		*pf = NULL;
-	}
+	*pf = vf_load_routed(c->prev_topo, c->prev_lfts, c->lmc, pt, &err);
 	if (!*pf) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		return EXIT_USAGE;
@@ -585,7 +610,7 @@ static int cmd_route(int argc, char **argv)
 		opts.previous = &prev;
 	}
 	e = vf_engine_find(c.engine);
-	f = e ? load_topo(&c) : NULL;
+	f = e ? load_topo(&c, pf) : NULL;
 	if (!f) {
 		rc = e ? EXIT_USAGE :
 			 bad_usage("unknown engine '%s' (see 'vfabric engines')",
@@ -650,12 +675,10 @@ static int cmd_check(int argc, char **argv)
 	if (!rc)
 		rc = load_config(&c, &cfg, "checked");
 	if (!rc) {
-		f = load_topo(&c);
+		f = vf_load_routed(c.topo, c.lfts, c.lmc, &t, &err);
+		if (!f)
+			fprintf(stderr, "vfabric: %s\n", err.msg);
 		rc = f ? 0 : EXIT_USAGE;
-	}
-	if (!rc && vf_lftdump_load(c.lfts, f, &t, &err)) {
-		fprintf(stderr, "vfabric: %s\n", err.msg);
-		rc = EXIT_USAGE;
 	}
 	if (!rc)
 		rc = config_traffic(&c, &cfg, f, &tr, &classes);

@@ -4,7 +4,10 @@
 numbers agree with each other and with the fabric, an AR dump from
 `vfabric ar` giving what arsim computes itself, failed links (lost flows,
 re-route), the PNG of --plot, usage errors and bad files named by
-file:line; lost-route notification on and off (--no-notify)."""
+file:line; lost-route notification on and off (--no-notify); the AR gain
+under both backpressure models; the re-route made by the engine in use
+(--engine, or the one whose routing the dump is) equal to `vfabric
+route` on the fabric without the failed link."""
 
 import json
 import os
@@ -14,6 +17,7 @@ import struct
 import subprocess
 import tempfile
 
+import topogen
 import vfsim
 import vftest
 
@@ -157,6 +161,119 @@ def failures(tap, dump):
            res.stdout + res.stderr)
 
 
+def gain(tap, dump):
+    """The gain is printed under both congestion models, labelled."""
+    bp = as_json(arsim("--lfts", dump, "--runs", "4", "--json", "-"))
+    nobp = as_json(arsim("--lfts", dump, "--runs", "4", "--no-backpressure",
+                         "--json", "-"))
+    g, h = bp.get("gain", {}), nobp.get("gain", {})
+    tap.ok(bp and nobp and abs(g["backpressure"] - bp["ratio"]) < 1e-3 and
+           abs(g["no_backpressure"] - nobp["ratio"]) < 1e-3 and g == h,
+           "gain: with backpressure the default's ratio, without it "
+           "--no-backpressure's; the same from either run", (g, h))
+    res = arsim("--lfts", dump, "--runs", "4")
+    m = re.search(r"^AR gain +static/AR max (\d+\.\d\d) with backpressure "
+                  r"\(the adaptive column\), (\d+\.\d\d) without it",
+                  res.stdout, re.M)
+    tap.ok(m and [float(x) for x in m.groups()] ==
+           [round(g["backpressure"], 2), round(g["no_backpressure"], 2)],
+           "the table says which gain is which model", res.stdout)
+    res = arsim("--lfts", dump, "--runs", "4", "--no-backpressure")
+    tap.ok(re.search(r"^AR gain +static/AR max \d+\.\d\d without "
+                     r"backpressure \(the adaptive column\), \d+\.\d\d "
+                     r"with it", res.stdout, re.M),
+           "--no-backpressure: the adaptive column is the other model",
+           res.stdout)
+
+
+def perturb(dump, out, leaf_guid, uplinks):
+    """A copy of dump with one of the leaf's uplink entries moved to its
+    other uplink: still a valid routing, but none of our engines'."""
+    lines, cur, done = [], None, False
+    for line in open(dump):
+        if line.startswith("Unicast lids"):
+            cur = int(re.search(r"guid (0x[0-9a-f]+)", line).group(1), 16)
+        m = re.match(r"^(0x[0-9a-f]+) (\d+)", line)
+        if m and cur == leaf_guid and not done and \
+                int(m.group(2)) in uplinks:
+            other = uplinks[1 - uplinks.index(int(m.group(2)))]
+            line = f"{m.group(1)} {other:03d}" + line[len(m.group(0)):]
+            done = True
+        lines.append(line)
+    with open(out, "w") as fh:
+        fh.writelines(lines)
+
+
+def reroute_engine(tap, tmp):
+    """After a failure the SM re-routes with the engine in use: arsim's
+    re-routed tables are `vfabric route`'s with that engine on the fabric
+    without the link (from the tables before: route stability), not
+    shortestpath's."""
+    full, failed = (os.path.join(tmp, n) for n in ("rr.net", "rr-f.net"))
+    fab = topogen.fattree2(leaves=4, spines=2, hosts=4)
+    fab.write(full)
+    leaf = fab.nodes["L001"].guid
+    port = fab.links_between("L001", "S001")[0]
+    link = f"0x{leaf:x}:{port}"
+    fab.remove_link_spec("L001:S001")
+    fab.write(failed)
+    dump, out = (os.path.join(tmp, n) for n in ("rr-ft.dump", "rr.out"))
+    vftest.vfabric("route", "--engine", "fattree", "--topo", full, "-o",
+                   dump, check=True)
+
+    def route(eng, *extra):
+        path = os.path.join(tmp, f"rr-{eng}-{len(extra)}.dump")
+        vftest.vfabric("route", "--engine", eng, "--topo", failed, "-o",
+                       path, *extra, check=True)
+        return open(path).read()
+
+    def sim(lfts, *extra):
+        res = vftest.vfabric("arsim", "--topo", full, "--lfts", lfts,
+                             "--fail-link", link, "--reroute-lfts", out,
+                             *extra)
+        text = open(out).read() if res.returncode == 0 else ""
+        return res, text
+
+    prev = ("--previous-topo", full, "--previous", dump)
+    res, text = sim(dump)
+    tap.ok(res.returncode == 0 and
+           re.search(r"^re-route +fattree \(DUMP is its routing of NET\), "
+                     r"from the tables before \(route stability\)$",
+                     res.stdout, re.M) and
+           "after the SM re-routes (fattree)" in res.stdout,
+           "fattree's tables: the re-route is fattree's, named",
+           res.stdout + res.stderr)
+    tap.ok(text and text == route("fattree", *prev) and
+           text != route("shortestpath", *prev),
+           "its tables are `vfabric route --engine fattree --previous` on "
+           "the fabric without the link, not shortestpath's")
+    res, text = sim(dump, "--no-route-stability", "--json", "-")
+    fail = as_json(res).get("failure") or {}
+    tap.ok(fail.get("reroute_engine") == "fattree" and
+           fail.get("reroute_engine_from") == "detected" and
+           fail.get("route_stability") is False and
+           text == route("fattree") and text != route("shortestpath"),
+           "--no-route-stability: `vfabric route --engine fattree` from "
+           "scratch; JSON names the engine", fail)
+    res, text = sim(dump, "--engine", "shortestpath", "--json", "-")
+    fail = as_json(res).get("failure") or {}
+    tap.ok(fail.get("reroute_engine") == "shortestpath" and
+           fail.get("reroute_engine_from") == "option" and
+           text == route("shortestpath", *prev),
+           "--engine shortestpath: its re-route, from fattree's tables",
+           fail)
+    odd = os.path.join(tmp, "rr-odd.dump")
+    perturb(dump, odd, leaf, [port, port + 1])
+    res, text = sim(odd)
+    tap.ok(res.returncode == 0 and
+           re.search(r"^re-route +shortestpath \(default: DUMP is none of "
+                     r"our engines' routing of NET; --engine NAME names "
+                     r"the one in use\), from scratch$", res.stdout, re.M)
+           and text == route("shortestpath"),
+           "tables of no engine of ours: shortestpath from scratch, "
+           "said so", res.stdout + res.stderr)
+
+
 def matplotlib_python():
     """The interpreter arsim draws with, if it has matplotlib."""
     py = os.environ.get("VF_PYTHON") or (
@@ -212,7 +329,12 @@ def usage(tap, dump):
             (("--lfts", dump, "--shift", "3"), "--shift without shift",
              "--shift goes with --pattern shift"),
             (("--lfts", dump, "--pattern", "shift", "--shift", "16"),
-             "a shift by the host count", "multiple of the number")):
+             "a shift by the host count", "multiple of the number"),
+            (("--lfts", dump, "--fail", "1", "--engine", "minhop"),
+             "an engine not ours", "unknown engine 'minhop'"),
+            (("--lfts", dump, "--reroute-lfts", "x.dump"),
+             "--reroute-lfts without a failure",
+             "--reroute-lfts goes with --fail or --fail-link")):
         res = vftest.vfabric("arsim", *args) if not args else arsim(*args)
         tap.ok(res.returncode == 2 and msg in res.stderr,
                f"{what}: exit 2, says so", res.stderr)
@@ -252,6 +374,8 @@ def main():
         consistent(tap, dump)
         ar_dump(tap, tmp, dump)
         failures(tap, dump)
+        gain(tap, dump)
+        reroute_engine(tap, tmp)
         plot(tap, tmp, dump)
         usage(tap, dump)
         bad_files(tap, tmp, dump)

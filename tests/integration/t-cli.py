@@ -98,6 +98,75 @@ def options_apply(tap, tmp):
            "--previous on an unchanged fabric keeps every entry", res.stderr)
 
 
+def dump_lids(path):
+    """{lid: port GUID} from the destination column of an LFT dump."""
+    lids = {}
+    with open(path) as fh:
+        for m in re.finditer(r"^0x([0-9a-f]+) \d+ [:#] \(?[A-Za-z ]+ "
+                             r"portguid 0x([0-9a-f]+)", fh.read(), re.M):
+            lids[int(m.group(1), 16)] = int(m.group(2), 16)
+    return lids
+
+
+def previous_host_churn(tap, tmp):
+    """--previous-topo/--previous with a host removed from a net file
+    without LIDs, and added back: the other ports keep their LIDs (by
+    GUID, as OpenSM keeps them), so only the host's own entries change,
+    as in the plugin; a routing from scratch moves many."""
+    full, less = (os.path.join(tmp, n) for n in ("churn.net", "less.net"))
+    fab = topogen.fattree2(leaves=8, spines=4, hosts=8)
+    fab.write(full)
+    nsw = len(fab.switches())
+    fab.remove_host_spec("cn0003")
+    fab.write(less)
+    read = vftest.parse_lfts
+    for eng in ("shortestpath", "fattree"):
+        d0, d1, fresh, back, back2 = (
+            os.path.join(tmp, f"{eng}-{n}.dump")
+            for n in ("full", "less", "fresh", "back", "back2"))
+        vftest.vfabric("route", "--engine", eng, "--topo", full, "-o", d0,
+                       check=True)
+        vftest.vfabric("route", "--engine", eng, "--topo", less, "-o",
+                       fresh, check=True)
+        res = vftest.vfabric("route", "--engine", eng, "--topo", less,
+                             "-o", d1, "--previous-topo", full,
+                             "--previous", d0)
+        lids0, lids1 = dump_lids(d0), dump_lids(d1)
+        gone = next((lid for lid, g in lids0.items()
+                     if g not in lids1.values()), None)
+        moved = vfsim.changed_entries(read(d0), read(d1))
+        scratch = vfsim.changed_entries(read(d0), read(fresh))
+        tap.ok(res.returncode == 0 and gone and
+               {lid for _, lid in moved} == {gone} and len(moved) == nsw,
+               f"{eng}: a host removed: only its LID's {nsw} entries "
+               f"change ({len(moved)}; from scratch {len(scratch)})",
+               res.stderr + str(sorted(moved)[:5]))
+        tap.ok(len(scratch) > 5 * nsw and
+               {lid: g for lid, g in lids0.items() if lid != gone} == lids1,
+               f"{eng}: every other port keeps its LID; a routing from "
+               f"scratch renumbers them ({len(scratch)} entries)")
+        rc, rep = vftest.check_routes(less, d1)
+        tap.ok(rc == 0 and rep.get("ca_unreachable") == 0,
+               f"{eng}: check-routes reads the kept-LID dump back",
+               json.dumps(rep)[:300])
+        vftest.vfabric("route", "--engine", eng, "--topo", full, "-o",
+                       back, "--previous-topo", less, "--previous", d1,
+                       check=True)
+        tap.ok(open(back).read() == open(d0).read(),
+               f"{eng}: the host back: its old LID is free again, and the "
+               f"tables are those before")
+        vftest.vfabric("route", "--engine", eng, "--topo", full, "-o",
+                       back2, "--previous-topo", less, "--previous", fresh,
+                       check=True)
+        added = vfsim.changed_entries(read(fresh), read(back2))
+        new = set(dump_lids(back2)) - set(dump_lids(fresh))
+        tap.ok(len(new) == 1 and {lid for _, lid in added} == new and
+               len(added) == nsw,
+               f"{eng}: a host added to a fabric numbered afresh: a new "
+               f"LID, only its {nsw} entries added ({len(added)})",
+               str(sorted(added)[:5]))
+
+
 def plant_loop(dump, spine_guid, leaf_guid, lid, spine_port, leaf_port):
     """Rewrite `dump` so the spine sends `lid` to the leaf and the leaf
     sends it back to the spine."""
@@ -433,6 +502,7 @@ def main():
         bad_files(tap, tmp)
         round_trip(tap, tmp)
         options_apply(tap, tmp)
+        previous_host_churn(tap, tmp)
         torus_loops(tap, tmp)
         config_commands(tap, tmp)
         class_metrics(tap, tmp)

@@ -265,6 +265,8 @@ static void test_failed_uplink(void)
 	struct vf_flows fl;
 	struct vf_arflow_params p, quiet, stay;
 	struct vf_arflow_stats s, a, n, rs, ra;
+	struct vf_ar_tables rar;
+	struct vf_lfts rt;
 	uint32_t *loads, up, down_port, by_s0 = 0, l0;
 	bool *down, *lost, ok;
 
@@ -333,13 +335,18 @@ static void test_failed_uplink(void)
 	OK(ok, "S0 has lost exactly L0's hosts; L1 sees its port to S0 lost "
 	   "for them alone; no leaf and not S1 has lost a host");
 	free(lost);
-	OK(!vf_arflow_reroute(r.f, down, &fl, &p, &rs, &ra),
+	OK(!vf_arflow_reroute(r.f, down, vf_engine_find("shortestpath"),
+			      NULL, &rt, &rar) &&
+	   !vf_arflow_static(r.f, &rt, &fl, down, NULL, &rs) &&
+	   !vf_arflow_adaptive(r.f, &rt, &rar, &fl, down, &p, NULL, &ra),
 	   "the SM re-routes around the link");
 	EQ_U(rs.lost + rs.unrouted + ra.lost + ra.unrouted, 0,
 	     "after the re-route no flow is lost");
 	OK(rs.max > 0 && rs.max >= s.max, "the 7 links left carry more");
 	OK(r.f->ports[up].healthy && r.f->ports[down_port].healthy,
 	   "the fabric's health flags are restored");
+	vf_ar_free(&rar);
+	vf_lfts_free(&rt);
 	EQ_U(vf_arflow_fail_random(r.f, down, 100, 1), 7,
 	     "random failures: only the 7 links still up can fail");
 	vf_flows_free(&fl);
@@ -531,6 +538,81 @@ static void test_determinism(void)
 	routed_free(&r);
 }
 
+/* The entry of switch number sw for lid leads over a port in down. */
+static bool entry_crosses(const struct vf_fabric *f, const struct vf_lfts *t,
+			  uint32_t sw, unsigned lid, const bool *down)
+{
+	const struct vf_node *n = &f->nodes[f->switches[sw]];
+
+	for (unsigned hops = 0; hops <= f->num_switches; hops++) {
+		unsigned e = vf_lft_row(t, n->sw)[lid];
+		uint32_t q = n->first_port + e;
+
+		if (!e || e > n->num_ports || f->ports[q].remote == VF_NONE)
+			return false;
+		if (down[q])
+			return true;
+		n = &f->nodes[f->ports[f->ports[q].remote].node];
+		if (!vf_is_switch(n))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * The re-route is the engine's: fattree's tables on the fabric without
+ * the link; from the tables before (route stability), only the entries
+ * whose route crossed the link change.
+ */
+static void test_reroute_engine(void)
+{
+	const struct vf_engine *ft = vf_engine_find("fattree");
+	struct vf_fabric *f = fat_tree(4, 2, 4, 0);
+	struct vf_lfts before = { 0 }, direct = { 0 }, rt, st;
+	struct vf_ar_tables ar, sar;
+	struct vf_previous prev = { f, &before };
+	struct vf_route_opts o;
+	bool *down = calloc(f->num_ports, sizeof(*down)), only = true;
+	uint32_t up = slot(f, "L0", 5);
+	unsigned changed = 0;
+	size_t size;
+
+	vf_route_opts_default(&o);
+	vf_lfts_init(&before, f->num_switches, f->max_lid);
+	vf_route_fattree(f, &o, &before);
+	vf_arflow_fail(f, down, up);
+	OK(!vf_arflow_reroute(f, down, ft, NULL, &rt, &ar),
+	   "fattree re-routes without L0-S0");
+	f->ports[up].healthy = f->ports[f->ports[up].remote].healthy = false;
+	vf_lfts_init(&direct, f->num_switches, f->max_lid);
+	vf_route_fattree(f, &o, &direct);
+	f->ports[up].healthy = f->ports[f->ports[up].remote].healthy = true;
+	size = (size_t)f->num_switches * (f->max_lid + 1u);
+	OK(!memcmp(rt.port, direct.port, size),
+	   "the re-routed tables are fattree's own on the fabric without it");
+	vf_ar_free(&ar);
+	vf_lfts_free(&rt);
+	OK(!vf_arflow_reroute(f, down, ft, &prev, &st, &sar),
+	   "fattree re-routes from the tables before");
+	for (uint32_t sw = 0; sw < f->num_switches; sw++)
+		for (unsigned lid = 1; lid <= f->max_lid; lid++) {
+			if (vf_lft_row(&st, sw)[lid] ==
+			    vf_lft_row(&before, sw)[lid])
+				continue;
+			changed++;
+			only &= entry_crosses(f, &before, sw, lid, down);
+		}
+	OK(changed > 0 && only,
+	   "route stability: only entries whose route crossed the link "
+	   "change");
+	vf_ar_free(&sar);
+	vf_lfts_free(&st);
+	vf_lfts_free(&direct);
+	vf_lfts_free(&before);
+	free(down);
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	test_patterns();
@@ -538,6 +620,7 @@ int main(void)
 	test_static_follows_lft();
 	test_ar_not_worse();
 	test_failed_uplink();
+	test_reroute_engine();
 	test_no_way_round();
 	test_failed_core_link();
 	test_failed_trunk();
