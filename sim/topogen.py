@@ -33,6 +33,7 @@ GUIDs: switches 0x0002c90200000000+n, CAs 0x0002c90300000000+16*n
 """
 
 import argparse
+import math
 import random
 import re
 import sys
@@ -256,6 +257,30 @@ class Fabric:
                 if up and routes:
                     best = max(best, routes / up)
         return best
+
+    def leaf_uplink_bound(self):
+        """A lower bound on the busiest link under all-to-all traffic to
+        base LIDs, for destination-based forwarding in a tree: a switch
+        with H hosts and U links to other switches sends each of the other
+        N - H hosts' LIDs out of one of those links, with the routes of all
+        its H hosts, so one link carries ceil((N - H) / U) * H of them.
+        The largest over such switches (0 when none)."""
+        sw = {n.id for n in self.switches()}
+        total = sum(1 for _ in self.hcas())
+        best = 0
+        for s in sw:
+            peers = [peer for peer, _ in self.nodes[s].ports.values()]
+            h = sum(1 for p in peers if p not in sw)
+            u = sum(1 for p in peers if p in sw)
+            if h and u:
+                best = max(best, -(-(total - h) // u) * h)
+        return best
+
+    def lower_bound(self):
+        """The larger of the two bounds above, as a whole number of
+        routes: no destination-based routing of this tree can load its
+        busiest link less."""
+        return max(self.leaf_uplink_bound(), math.ceil(self.tier_cut_bound()))
 
     def sizes(self):
         """(nodes, switches, ports) as ibsim counts them (switch port 0

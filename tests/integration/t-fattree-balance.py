@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""fattree's balance offline, on generated trees the engine was not tuned
+on: full trees of every shape, trees with cables cut at random (seeded),
+trees missing only core cables (where the leaf-uplink bound is tight),
+and director fabrics of two to five chassis behind edge switches.
+
+The oracle is topogen's lower_bound(), computed from the fabric in Python,
+apart from the engine: the larger of the leaf-uplink bound of
+destination-based tables, max ceil((N - H) / U) * H, and the tier-cut
+bound.  Full k-ary trees must reach it; every other tree must come within
+5% of it (full trees of uneven tiers, 10%).
+
+VF_BALANCE_SEEDS (default 2) sets the seeds per degraded shape;
+VF_BALANCE_LONG=1 (make check-fattree-long) adds k = 24, 36 and 48
+(27,648 hosts), 1% of cables missing, at random and core cables only.
+"""
+
+import json
+import os
+import random
+import tempfile
+
+import topogen
+import vfsim
+import vftest
+
+SEEDS = int(os.environ.get("VF_BALANCE_SEEDS", "2"))
+LONG = os.environ.get("VF_BALANCE_LONG") == "1"
+
+
+def k_ary3(k):
+    return topogen.fattree3(pods=k, leaves=k // 2, aggs=k // 2,
+                            cores=k * k // 4, hosts=k // 2, radix=k)
+
+
+def cut_core(fab, fraction, seed):
+    """Remove that fraction of the aggregation-core cables only (leaves
+    keep every uplink, so the leaf bound stays tight)."""
+    links = [link for link in fab.switch_links()
+             if link[0][0][0] in "AC" and link[1][0][0] in "AC"]
+    gone = random.Random(seed).sample(
+        links, max(1, round(len(links) * fraction)))
+    for (node, port), _ in gone:
+        fab.unlink(node, port)
+    return fab
+
+
+def cut_any(fab, fraction, seed):
+    fab.remove_random_links(fraction, seed=seed)
+    return fab
+
+
+def cases():
+    """(label, Fabric, allowed ratio to the lower bound)."""
+    out = [(f"k{k} full", k_ary3(k), 1.0) for k in range(4, 18, 2)]
+    out += [("2-level 18x9+9", topogen.fattree2(leaves=18, spines=9,
+                                                hosts=9), 1.0),
+            ("2-level 10x5+7", topogen.fattree2(leaves=10, spines=5,
+                                                hosts=7), 1.0)]
+    # uneven tiers: pods of 5 leaves and 3 aggregation switches, 9 pods
+    # of 4 and 4 under 12 cores
+    out += [("7 pods 5x3", topogen.fattree3(pods=7, leaves=5, aggs=3,
+                                            cores=9, hosts=5), 1.10),
+            ("9 pods 4x4", topogen.fattree3(pods=9, leaves=4, aggs=4,
+                                            cores=12, hosts=6), 1.10)]
+    for seed in range(1, SEEDS + 1):
+        for k in (8, 12, 16):
+            out.append((f"k{k} -5% seed {seed}",
+                        cut_any(k_ary3(k), 0.05, seed), 1.05))
+            out.append((f"k{k} -5% core seed {seed}",
+                        cut_core(k_ary3(k), 0.05, seed), 1.05))
+        out.append((f"2-level 36x18+18 -5% seed {seed}",
+                    cut_any(topogen.fattree2(leaves=36, spines=18,
+                                             hosts=18), 0.05, seed), 1.05))
+    for chassis, leaves, spines, edges, hosts, up in (
+            (2, 6, 3, 12, 8, 2), (3, 6, 3, 18, 6, 1), (3, 6, 3, 18, 8, 2),
+            (3, 8, 4, 24, 12, 2), (3, 12, 6, 36, 12, 2), (4, 6, 3, 24, 6, 1),
+            (5, 6, 3, 30, 10, 1)):
+        out.append((f"dcs {chassis} chassis {edges} edges x{up}",
+                    topogen.dcs(chassis=chassis, leaves=leaves,
+                                spines=spines, hosts=0, edges=edges,
+                                edge_hosts=hosts, edge_uplinks=up), 1.05))
+    if LONG:
+        for k in (24, 36, 48):
+            out.append((f"k{k} -1%", cut_any(k_ary3(k), 0.01, 1), 1.05))
+            out.append((f"k{k} -1% core", cut_core(k_ary3(k), 0.01, 1),
+                        1.05))
+    return out
+
+
+def main():
+    tap = vfsim.Tap()
+    vftest.start(tap)
+    work = tempfile.mkdtemp(prefix="vf-ftbalance-")
+    for label, fab, allowed in cases():
+        net = os.path.join(work, "fabric.net")
+        fab.write(net)
+        bound = fab.lower_bound()
+        res = vftest.vfabric("route", "--topo", net, "--engine", "fattree",
+                             "--check", "--json", "-o", os.devnull)
+        try:
+            rep = json.loads(res.stdout)
+        except ValueError:
+            rep = {}
+        load = rep.get("load_max")
+        ok = (res.returncode == 0 and load is not None and
+              load <= allowed * bound and not rep.get("credit_loop") and
+              rep.get("ca_unreachable") == 0)
+        what = "at" if allowed == 1.0 else \
+            f"within {round((allowed - 1) * 100)}% of"
+        tap.ok(ok, f"{label}: busiest link {load} {what} the lower bound "
+               f"{bound}, no credit loop, every pair reached",
+               res.stderr[-500:])
+    vfsim.shutil.rmtree(work, ignore_errors=True)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
