@@ -16,10 +16,12 @@ with `vfabric check-routes`.  Reported per run:
   up s         OpenSM start to the first SUBNET UP
   max, max/avg all-to-all routes (CA ports to CA base LIDs) on the busiest
                directed inter-switch link, and over the average
-  bound        the tier-cut lower bound on the busiest link of a tree
-               (topogen's tier_cut_bound(): every leaf, pod, ... shares
-               the routes leaving it over its links to the tier above);
-               reported as max load / bound
+  bound        a lower bound on the busiest link of a tree (topogen's
+               lower_bound(): the larger of the leaf-uplink bound of
+               destination-based tables, max ceil((N - H) / U) * H, and
+               the tier cut: every leaf, pod, ... shares the routes
+               leaving it over its links to the tier above); reported as
+               max load / bound
   loops        credit loop in the routes to CA LIDs (single-VL analysis:
                dfsssp and lash separate traffic by VL and may show loops
                their VLs break; they are run here without qos)
@@ -31,14 +33,18 @@ with `vfabric check-routes`.  Reported per run:
                min(2^LMC, uplinks))
 
 and, per fabric, the ratios shortestpath / minhop and fattree / ftree (or
-minhop where ftree falls back), and fattree's busiest link over that of the
-best OpenSM engine that reaches every CA.  Prints Markdown.
+minhop where ftree falls back) of route time, SUBNET UP time and busiest
+link, and fattree's busiest link over that of the best OpenSM engine that
+reaches every CA.  Offline (the CLI, beyond ibsim's reach): 3-level trees
+of 36- and 48-port switches, whole and missing 1% of their cables, with
+fattree's route time, peak memory and max load / bound.  Prints Markdown.
 """
 
 import argparse
 import datetime
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -64,9 +70,27 @@ def ft3_degraded():
     return fab
 
 
-def random_cut(fab, seed):
+def random_cut(fab, seed, fraction=0.05):
     """The fabric with 5% of its switch links missing (seeded)."""
-    fab.remove_random_links(0.05, seed=seed)
+    fab.remove_random_links(fraction, seed=seed)
+    return fab
+
+
+def k_ary3(k):
+    """The full 3-level tree of k-port switches (k^3/4 hosts)."""
+    return topogen.fattree3(pods=k, leaves=k // 2, aggs=k // 2,
+                            cores=k * k // 4, hosts=k // 2, radix=k)
+
+
+def core_cut(fab, fraction, seed):
+    """The fabric missing that fraction of its aggregation-core cables
+    (leaves keep every uplink, so the leaf bound stays tight)."""
+    links = [link for link in fab.switch_links()
+             if link[0][0][0] in "AC" and link[1][0][0] in "AC"]
+    gone = random.Random(seed).sample(links,
+                                      max(1, round(len(links) * fraction)))
+    for (node, port), _ in gone:
+        fab.unlink(node, port)
     return fab
 
 
@@ -88,12 +112,18 @@ def fabrics(size):
            ("dcs 3 chassis + 18 edges", topogen.dcs(
                chassis=3, leaves=6, spines=3, hosts=0, edges=18,
                edge_hosts=6, edge_uplinks=1), 0),
+           ("dcs 3 chassis + 18 edges x2", topogen.dcs(
+               chassis=3, leaves=6, spines=3, hosts=0, edges=18,
+               edge_hosts=8, edge_uplinks=2), 0),
+           ("ft3 k=12", k_ary3(12), 0),
+           ("ft3 k=14", k_ary3(14), 0),
            ("ft2 degraded", degraded, 0),
            ("ft3 degraded", ft3_degraded(), 0),
            ("ft3 4 pods -5%", random_cut(topogen.fattree3(
                pods=4, leaves=4, aggs=4, cores=8, hosts=8), seed=2), 0),
            ("torus 4x4", topogen.grid((4, 4), torus=True, hosts=4), 0)]
     if size in ("medium", "large"):
+        out.append(("ft3 k=24 -1%", random_cut(k_ary3(24), 1, 0.01), 0))
         out.append(("ft2 36x18+18", topogen.fattree2(leaves=36, spines=18,
                                                      hosts=18), 0))
         out.append(("ft2 36x18+18 -5%", random_cut(topogen.fattree2(
@@ -253,6 +283,7 @@ def ratios(name, results):
                 theirs = "minhop (ftree fell back)"
             rows.append(f"| {name} | {ours} / {theirs} | "
                         f"{ratio(a, b, 'route_ms')} | "
+                        f"{ratio(a, b, 'up_s')} | "
                         f"{ratio(a, b, 'load_max')} | "
                         f"{ratio(a, b, 'load_max_over_avg')} | "
                         f"{ratio(a, best, 'load_max')}"
@@ -260,43 +291,63 @@ def ratios(name, results):
     return "\n".join(rows) or None
 
 
-def offline_run(args, net, engine):
-    """(route ms, peak MiB) of one CLI routing."""
-    proc = subprocess.Popen([args.vfabric, "route", "--engine", engine,
-                             "--topo", net, "-o", os.devnull],
-                            stderr=subprocess.PIPE, text=True)
-    err = proc.stderr.read()
-    _, _, usage = os.wait4(proc.pid, 0)
-    proc.returncode = 0  # reaped by wait4: Popen must not wait again
-    m = re.search(r"routed in ([\d.]+) ms", err)
-    return (m.group(1) if m else "n/a", f"{usage.ru_maxrss / 1024:.0f}")
+def offline_run(args, net, engine, bound=None):
+    """(route ms, peak MiB[, max load / bound]) of one CLI routing; with a
+    bound, a second run checks the routes (--json prints no route time)."""
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([args.vfabric, "route", "--engine", engine,
+                                 "--topo", net, "-o", os.devnull],
+                                stderr=err, text=True)
+        _, _, usage = os.wait4(proc.pid, 0)
+        proc.returncode = 0  # reaped by wait4: Popen must not wait again
+        err.seek(0)
+        m = re.search(r"routed in ([\d.]+) ms", err.read())
+    res = (m.group(1) if m else "n/a", f"{usage.ru_maxrss / 1024:.0f}")
+    if not bound:
+        return res
+    out = subprocess.run([args.vfabric, "route", "--engine", engine,
+                          "--topo", net, "-o", os.devnull, "--check",
+                          "--json"], capture_output=True, text=True)
+    try:
+        load = json.loads(out.stdout).get("load_max")
+    except ValueError:
+        load = None
+    return res + (fmt(load / bound if load else None, ".3f"),)
 
 
 def offline(args, work):
-    """Route a 3-level fat tree of 48-port switches with 27,648 hosts (2,880
-    switches; beyond ibsim's reach) with the CLI: routing time and peak
-    memory of the whole process (parsing included)."""
-    full = topogen.fattree3(pods=48, leaves=24, aggs=24, cores=576,
-                            hosts=24, radix=48)
-    cut = topogen.fattree3(pods=48, leaves=24, aggs=24, cores=576,
-                           hosts=24, radix=48)
-    for spec in ("L001:A001", "A002:C030", "L300:A289"):
-        cut.remove_link_spec(spec)
+    """Route 3-level fat trees of 36- and 48-port switches (11,664 and
+    27,648 hosts; beyond ibsim's reach) with the CLI, whole and missing 1%
+    of their cables (at random, and core cables only): routing time, peak
+    memory of the whole process (parsing included) and, for the degraded
+    ones, fattree's busiest link over the lower bound."""
     rows = []
-    for label, fab, engines in (
-            ("3-level fat tree, 2,880 switches, 27,648 hosts", full,
-             ("fattree", "shortestpath")),
-            ("the same, 3 cables missing", cut, ("fattree",))):
-        net = os.path.join(work, "offline.net")
-        fab.write(net)
-        for engine in engines:
-            print(f"bench: offline {label}: {engine} ...", file=sys.stderr,
-                  flush=True)
-            rows.append(f"| {label} | {engine} | "
-                        + " | ".join(offline_run(args, net, engine)) + " |")
+    for k in (36, 48):
+        hosts = k ** 3 // 4
+        switches = 5 * k * k // 4
+        for label, fab, engines, check in (
+                (f"k={k}: {switches:,} switches, {hosts:,} hosts",
+                 k_ary3(k), ("fattree", "shortestpath"), False),
+                (f"k={k}, 1% of cables missing", random_cut(k_ary3(k), 1,
+                                                            0.01),
+                 ("fattree",), True),
+                (f"k={k}, 1% of core cables missing",
+                 core_cut(k_ary3(k), 0.01, 1), ("fattree",), True)):
+            net = os.path.join(work, "offline.net")
+            fab.write(net)
+            bound = fab.lower_bound() if check else None
+            for engine in engines:
+                print(f"bench: offline {label}: {engine} ...",
+                      file=sys.stderr, flush=True)
+                res = offline_run(args, net, engine, bound)
+                if not check:
+                    res += ("n/a",)
+                rows.append(f"| {label} | {engine} | " + " | ".join(res) +
+                            " |")
     print()
-    print("| offline fabric | engine | route ms | peak MiB |")
-    print("|---|---|---|---|")
+    print("| offline fabric | engine | route ms | peak MiB | "
+          "max load / bound |")
+    print("|---|---|---|---|---|")
     print("\n".join(rows))
 
 
@@ -327,7 +378,7 @@ def main():
             print(f"bench: {name}: {engine} ...", file=sys.stderr,
                   flush=True)
             results.append(run_one(args, net, engine, lmc))
-        rows += table_rows(name, results, fab.tier_cut_bound())
+        rows += table_rows(name, results, fab.lower_bound())
         r = ratios(name, results)
         if r:
             ratio_rows.append(r)
@@ -337,9 +388,10 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print()
-    print("| fabric | engines | route time ratio | max load ratio | "
-          "max/avg ratio | max load / best OpenSM engine's |")
-    print("|---|---|---|---|---|---|")
+    print("| fabric | engines | route time ratio | SUBNET UP ratio | "
+          "max load ratio | max/avg ratio | "
+          "max load / best OpenSM engine's |")
+    print("|---|---|---|---|---|---|---|")
     print("\n".join(ratio_rows))
     if not args.no_offline:
         offline(args, work)
