@@ -1342,13 +1342,41 @@ static void gather_entries(struct ft_ctx *c, const struct vf_lfts *t)
 }
 
 /*
- * Mark the LIDs some switch sends out of a link loaded `hot` or more: only
- * moving those destinations can lower such a link (those whose routes do
- * use it, reroute_dest() tells).  A row is read only where the switch has
- * such a link.
+ * Which LIDs reach switch s with routes of others: s has hosts of its own,
+ * or a neighbour sends the LID to s.  A switch's entry for a LID nobody
+ * sends it loads none of its links (a core's entries for a whole pod point
+ * down one link, though only some aggregation switches send there).
  */
-static void mark_hot(struct ft_ctx *c, const struct vf_lfts *t, uint64_t hot)
+static void mark_arriving(struct ft_ctx *c, const struct vf_lfts *t,
+			  uint32_t s, bool *arriving)
 {
+	const struct vf_fabric *f = c->f;
+
+	memset(arriving, c->hosts[s] != 0, (size_t)t->max_lid + 1);
+	if (c->hosts[s])
+		return;
+	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
+		const struct vf_hop *hop = &c->g.hops[h];
+		const uint8_t *row = vf_lft_row(t, hop->next_sw);
+		uint8_t back = f->ports[f->ports[hop->port].remote].num;
+
+		for (unsigned lid = 1; lid <= t->max_lid; lid++)
+			arriving[lid] |= row[lid] == back;
+	}
+}
+
+/*
+ * Mark the LIDs some switch sends out of a link loaded `hot` or more, of
+ * those that reach the switch: only moving those destinations can lower
+ * such a link (those whose routes do use it, reroute_dest() tells).  Rows
+ * are read only around switches with such a link.
+ */
+static int mark_hot(struct ft_ctx *c, const struct vf_lfts *t, uint64_t hot)
+{
+	bool *arriving = malloc((size_t)t->max_lid + 1);
+
+	if (!arriving)
+		return -ENOMEM;
 	memset(c->hot_lid, 0, (size_t)t->max_lid + 1);
 	for (uint32_t s = 0; s < c->nsw; s++) {
 		bool port_hot[256] = { false }, any = false;
@@ -1360,10 +1388,16 @@ static void mark_hot(struct ft_ctx *c, const struct vf_lfts *t, uint64_t hot)
 			if (c->port_next[p] != VF_NONE && c->flow[p] >= hot)
 				port_hot[i] = any = true;
 		}
-		for (unsigned lid = 1; any && lid <= t->max_lid; lid++)
-			if (row[lid] != VF_NO_PORT && port_hot[row[lid]])
+		if (!any)
+			continue;
+		mark_arriving(c, t, s, arriving);
+		for (unsigned lid = 1; lid <= t->max_lid; lid++)
+			if (row[lid] != VF_NO_PORT && port_hot[row[lid]] &&
+			    arriving[lid])
 				c->hot_lid[lid] = true;
 	}
+	free(arriving);
+	return 0;
 }
 
 /*
@@ -1377,7 +1411,8 @@ static uint64_t reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 {
 	uint64_t moved = 0, looked = 0;
 
-	mark_hot(c, t, hot);
+	if (mark_hot(c, t, hot))
+		return UINT64_MAX;	/* out of memory: no more passes */
 	for (uint32_t i = 0; i < c->num_edges; i++) {
 		bool any = false;
 
@@ -1460,9 +1495,11 @@ static int improve_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 	c->tie_by_link = false;
 	for (unsigned pass = 2; pass <= FT_FLOW_PASSES && stale < 2 &&
 	     spent < budget && most > bound + bound / 50; pass++) {
-		uint64_t now;
+		uint64_t now, work;
 
-		spent += reroute_by_flow(c, t, most - (most - bound) / 2);
+		work = reroute_by_flow(c, t, most - (most - bound) / 2);
+
+		spent = work == UINT64_MAX ? budget : spent + work;
 		now = link_load(c).max;
 		stale = now < most ? 0 : stale + 1;
 		most = now;
