@@ -11,8 +11,9 @@ with `vfabric check-routes`.  Reported per run:
   route ms     median over --repeat runs, from OpenSM's "building routing with '<engine>'" log line to
                its "<engine> tables configured on all switches" line (the
                same measure for every engine: compute plus queueing the LFT
-               MADs; for ours it includes building the fabric model, and the
-               plugin's route check is turned off)
+               MADs; for ours it includes building the fabric model and
+               OpenSM's min-hop matrices, and the plugin's route check is
+               turned off)
   up s         OpenSM start to the first SUBNET UP
   max, max/avg all-to-all routes (CA ports to CA base LIDs) on the busiest
                directed inter-switch link, and over the average

@@ -346,6 +346,18 @@ static int parse_on_error(const char *v, enum vf_on_config_error *out)
 	return -1;
 }
 
+/* hop_matrices=plugin|opensm: who builds the min-hop matrices. */
+static int parse_hop_matrices(const char *v, bool *opensm)
+{
+	if (!strcasecmp(v, "plugin"))
+		*opensm = false;
+	else if (!strcasecmp(v, "opensm"))
+		*opensm = true;
+	else
+		return -1;
+	return 0;
+}
+
 /* 0-3600 seconds. */
 static int parse_seconds(const char *v, unsigned *out)
 {
@@ -537,6 +549,8 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_bool(val, &o->loop_fallback);
 	else if (!strcmp(key, "route_stability"))
 		rc = parse_bool(val, &o->route_stability);
+	else if (!strcmp(key, "hop_matrices"))
+		rc = parse_hop_matrices(val, &o->opensm_hops);
 	else if (!strcmp(key, "core_switches"))
 		rc = vf_options_parse_guids(val, &o->core_switches);
 	else if (!strcmp(key, "route_last"))
@@ -580,7 +594,7 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = set_path(&o->em_key_file, val);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, em_key_file, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease, ar_key_file); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, hop_matrices, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, em_key_file, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease, ar_key_file); ignored",
 		       key);
 		return -1;
 	}

@@ -81,6 +81,10 @@ struct vf_options {
 	bool disconnect_unconfigured;	/* end ports no VF names: limited
 					 * in the default partition */
 	bool loop_fallback;		/* loop_fallback=on|off */
+	bool opensm_hops;		/* hop_matrices=opensm: OpenSM builds
+					 * its min-hop matrices itself (the
+					 * default, plugin, has our engines
+					 * supply them; plugin/hops.c) */
 	bool route_stability;		/* route_stability=on|off */
 	int partition_routing;		/* partition_routing=off|balance|
 					 * isolate; -1: the config's */

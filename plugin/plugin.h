@@ -204,6 +204,12 @@ int vf_held_from_subnet(struct osm_subn *subn, const struct vf_fabric *f,
 void vf_partitions_fabric_warnings(struct vf_plugin *p,
 				   const struct vf_fabric *f, uint32_t sm_port);
 
+/*
+ * An engine's build_lid_matrices (plugin/hops.c): fill OpenSM's min-hop
+ * matrices as its own builder would; 0, or 1 when OpenSM must build them
+ * (nothing half done is left).  Sweeper thread, lock held.
+ */
+int vf_hop_matrices(struct vf_plugin *p, const char *engine);
 /* Register every engine of vf_engines[] with OpenSM; 0 or -errno. */
 int vf_engines_register(struct vf_plugin *p);
 /* Check and log the last routing, once. */

@@ -6,8 +6,18 @@
  * exclusively: it must not take the lock, and the SA waits while it runs.
  * It builds the fabric model, routes and writes each switch's new_lft; the
  * route check runs later, on UCAST_ROUTING_DONE, with no lock held.
- * build_lid_matrices is left NULL on purpose: OpenSM's own min-hop matrices
- * are what its multicast tree builder needs.
+ *
+ * build_lid_matrices runs just before it, in the same thread and lock
+ * hold, and fills OpenSM's min-hop matrices (sw->hops) with exactly what
+ * OpenSM's own builder would (plugin/hops.c): its multicast trees, its
+ * min-hop fallback and its dumps read them, and its builder is what took
+ * most of the routing window on large fabrics.  Our routing does not read
+ * them.
+ * When ours cannot be exact it returns 1 with nothing half done, and OpenSM
+ * builds them itself.  If our tables are then refused, the next engine
+ * builds its own matrices (minhop's over ours changes nothing, they are
+ * its own numbers).  The matrices come from OpenSM's switch table, not
+ * the fabric model: the model is built for routing only, once.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
@@ -218,10 +228,19 @@ out_free:
 	return rc ? -1 : 0;
 }
 
+/* 0: OpenSM's min-hop matrices are filled; 1: OpenSM builds them. */
+static int build_lid_matrices(void *context)
+{
+	struct vf_engine_ctx *ec = context;
+
+	return vf_hop_matrices(ec->plugin, ec->engine->name);
+}
+
 static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 {
 	struct vf_engine_ctx *ec = re->context;
 
+	re->build_lid_matrices = build_lid_matrices;
 	re->ucast_build_fwd_tables = build_fwd_tables;
 	/*
 	 * update_sl2vl/update_vlarb: plugin/qos.c, only with QoS VFs.

@@ -152,6 +152,16 @@ int main(void)
 	OK(o.config_settle == 60 && o.on_config_error == VF_ON_ERROR_LAST_GOOD,
 	   "both keep what they were");
 	EQ_S(o.config, "/etc/opensm/vf.xml", "the earlier path is kept");
+	OK(!o.opensm_hops, "the plugin builds the min-hop matrices by default");
+	EQ_U(vf_options_parse(&o, "hop_matrices=OpenSM"), 0,
+	     "hop_matrices=opensm (any case) accepted");
+	OK(o.opensm_hops, "... OpenSM builds them");
+	EQ_U(vf_options_parse(&o, "hop_matrices=ours"), 1,
+	     "hop_matrices other than plugin or opensm refused");
+	OK(o.opensm_hops, "... the setting kept");
+	EQ_U(vf_options_parse(&o, "hop_matrices=plugin"), 0,
+	     "hop_matrices=plugin accepted");
+	OK(!o.opensm_hops, "... the plugin builds them");
 	EQ_U(o.sa_record_budget, 262144,
 	     "by default a requester port may have 262,144 records built a second");
 	EQ_U(vf_options_parse(&o, "sa_record_budget=0"), 0,
