@@ -21,9 +21,13 @@
  * twice the bound (docs/routing.md).  Routes to switch LIDs carry no flow
  * (management traffic only).
  *
- * Routes from a switch toward one destination switch also go in rounds
- * over the candidate ports (narrow_round()), which keeps the all-to-all
- * load even whatever order the LIDs come in.
+ * Routes from a switch with CAs toward one destination switch also go in
+ * rounds over the candidate ports (narrow_round()), which keeps the
+ * all-to-all load even whatever order the LIDs come in.
+ *
+ * Where the busiest link stays above a lower bound every fabric has (a
+ * tree with cables missing), a second rule that looks all the way to the
+ * destination routes too, and the lighter tables are kept (route_ports()).
  *
  * The result depends only on the fabric (switches are visited by GUID,
  * destinations by attachment), not on LID assignment nor on the order the
@@ -87,8 +91,13 @@ struct sp_ctx {
 	uint64_t *load;		/* per hop: flow it carries */
 	uint64_t *into;		/* per switch: flow into it */
 	uint32_t *routes;	/* per hop: CA LIDs routed out of it */
-	uint64_t *down;		/* per switch: load of its lightest hop */
+	const struct vf_hop **down;	/* per switch: its lightest hop */
 	uint32_t *down_stamp;	/* per switch: cur_stamp when down[] was set */
+	uint64_t max_load;	/* of any hop */
+	/* the bottleneck rule (see route_ports()) */
+	bool bottleneck;
+	uint64_t *expect;	/* per switch: flow expected through it */
+	uint32_t *expect_stamp;	/* per switch: cur_stamp of expect[] */
 	uint32_t cur_stamp;	/* one per LID routed */
 	uint32_t cur_dst;	/* the LID's switch */
 	unsigned cur_base;	/* the LID's port's base LID */
@@ -239,9 +248,11 @@ static int build_loads(struct sp_ctx *c)
 	c->routes = calloc(hops ? hops : 1, sizeof(*c->routes));
 	c->down = calloc(nsw, sizeof(*c->down));
 	c->down_stamp = calloc(nsw, sizeof(*c->down_stamp));
+	c->expect = calloc(nsw, sizeof(*c->expect));
+	c->expect_stamp = calloc(nsw, sizeof(*c->expect_stamp));
 	if (!c->far || !c->far_count || !c->sources || !c->flow ||
 	    !c->load || !c->into || !c->routes || !c->down ||
-	    !c->down_stamp)
+	    !c->down_stamp || !c->expect || !c->expect_stamp)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < f->num_ports; i++) {
 		const struct vf_port *p = &f->ports[i];
@@ -428,6 +439,8 @@ static void ctx_free(struct sp_ctx *c)
 	free(c->routes);
 	free(c->down);
 	free(c->down_stamp);
+	free(c->expect);
+	free(c->expect_stamp);
 	free(c->round);
 	free(c->cand);
 	free(c->class_routed);
@@ -500,35 +513,121 @@ static const struct vf_hop *lightest(const struct sp_ctx *c, uint32_t s,
 				     uint32_t dst_sw);
 
 /*
+ * The lightest hop of switch x toward the current LID, cached per LID: a
+ * switch's hops are loaded only when it routes, after every switch that
+ * asks about it (farther switches first).
+ */
+static const struct vf_hop *lightest_cached(const struct sp_ctx *c,
+					    uint32_t x)
+{
+	struct sp_ctx *m = (struct sp_ctx *)c;	/* a cache, not state */
+
+	if (c->down_stamp[x] != c->cur_stamp) {
+		m->down[x] = lightest(c, x, c->cur_dst);
+		m->down_stamp[x] = c->cur_stamp;
+	}
+	return c->down[x];
+}
+
+/*
  * The load a route taking h meets one switch further: the flow the next
  * switch has already been given toward the current LID, on its lightest
- * hop (it chooses later, farther switches first).  Zero when the next
- * switch is the destination's.  The lightest hop's load is cached per LID:
- * a switch's hops are loaded only when it routes, after every switch
- * that asks about it.
+ * hop (it chooses later).  Zero when the next switch is the destination's.
  */
 static uint64_t down_load(const struct sp_ctx *c, const struct vf_hop *h)
 {
-	struct sp_ctx *m = (struct sp_ctx *)c;	/* a cache, not state */
-	uint32_t x = h->next_sw;
+	const struct vf_hop *l;
 
-	if (x == c->cur_dst)
+	if (h->next_sw == c->cur_dst)
 		return 0;
-	if (c->down_stamp[x] != c->cur_stamp) {
-		const struct vf_hop *l = lightest(c, x, c->cur_dst);
-
-		m->down[x] = l ? hop_load(c, l) : 0;
-		m->down_stamp[x] = c->cur_stamp;
-	}
-	return c->down[x] + c->flow[x];
+	l = lightest_cached(c, h->next_sw);
+	return (l ? hop_load(c, l) : 0) + c->flow[h->next_sw];
 }
 
-/* The busier of the two links a route taking h crosses next. */
-static uint64_t path_load(const struct sp_ctx *c, const struct vf_hop *h)
+/* The flow expected through switch x toward the current LID. */
+static uint64_t expected(const struct sp_ctx *c, uint32_t x)
 {
-	uint64_t own = hop_load(c, h), down = down_load(c, h);
+	return c->expect_stamp[x] == c->cur_stamp ? c->expect[x] : 0;
+}
 
-	return own > down ? own : down;
+/*
+ * The bottleneck rule: the busiest link a route meets from switch x on,
+ * following each switch's lightest hop, with the flow expected there.
+ */
+static uint64_t chain_load(const struct sp_ctx *c, uint32_t x)
+{
+	uint64_t worst = 0;
+
+	for (uint32_t d = 0; x != c->cur_dst && d < c->nsw; d++) {
+		const struct vf_hop *l = lightest_cached(c, x);
+		uint64_t v = (l ? hop_load(c, l) : 0) + expected(c, x);
+
+		if (v > worst)
+			worst = v;
+		if (!l)
+			break;
+		x = l->next_sw;
+	}
+	return worst;
+}
+
+/*
+ * Add (sign > 0) or take back flow w expected from switch x on, along the
+ * lightest hops chain_load() follows: what the switches that have routed
+ * send toward switches that have not.
+ */
+static void expect_from(struct sp_ctx *c, uint32_t x, uint64_t w, int sign)
+{
+	for (uint32_t d = 0; x != c->cur_dst && d < c->nsw; d++) {
+		const struct vf_hop *l = lightest_cached(c, x);
+
+		if (c->expect_stamp[x] != c->cur_stamp) {
+			c->expect[x] = 0;
+			c->expect_stamp[x] = c->cur_stamp;
+		}
+		if (sign > 0)
+			c->expect[x] += w;
+		else
+			c->expect[x] -= w < c->expect[x] ? w : c->expect[x];
+		if (!l)
+			break;
+		x = l->next_sw;
+	}
+}
+
+/*
+ * The busier of the links a route from switch s taking h crosses next:
+ * its own and the next switch's; with the bottleneck rule, at a switch
+ * with CAs, all the way along the lightest hops.
+ */
+static uint64_t path_load(const struct sp_ctx *c, uint32_t s,
+			  const struct vf_hop *h)
+{
+	uint64_t own = hop_load(c, h), next;
+
+	if (c->bottleneck && c->sources[s])
+		next = h->next_sw == c->cur_dst ? 0 : chain_load(c, h->next_sw);
+	else
+		next = down_load(c, h);
+	return own > next ? own : next;
+}
+
+/*
+ * The fastest shortest-path hops from s toward one destination switch,
+ * and, once narrow_bottleneck() has computed them, their path_load().
+ */
+struct sp_cands {
+	unsigned n;
+	bool has_path;
+	const struct vf_hop *hop[VF_MAX_PORTS];
+	uint64_t path[VF_MAX_PORTS];
+};
+
+/* Keep candidate i as the n-th. */
+static void keep(struct sp_cands *cs, unsigned n, unsigned i)
+{
+	cs->hop[n] = cs->hop[i];
+	cs->path[n] = cs->path[i];
 }
 
 /* What choose() compares candidates by, best first (see sp_less()). */
@@ -541,12 +640,14 @@ struct sp_key {
 	uint8_t num;		/* its port number */
 };
 
-static void key_of(const struct sp_ctx *c, const struct vf_hop *h,
-		   struct sp_key *k)
+static void key_of(const struct sp_ctx *c, uint32_t s,
+		   const struct sp_cands *cs, unsigned i, struct sp_key *k)
 {
+	const struct vf_hop *h = cs->hop[i];
+
 	k->cls = c->class_routed && c->cur_class != VF_TENANCY_NONE &&
 		 !c->cur_off ? class_load(c, h) : 0;
-	k->path = path_load(c, h);
+	k->path = cs->has_path ? cs->path[i] : path_load(c, s, h);
 	k->own = hop_load(c, h);
 	k->into = c->into[h->next_sw];
 	k->routes = c->routes[h - c->g.hops];
@@ -583,12 +684,6 @@ static bool sp_less(const struct sp_key *a, const struct sp_key *b)
 	return a->num < b->num;
 }
 
-/* The fastest shortest-path hops from s toward one destination switch. */
-struct sp_cands {
-	unsigned n;
-	const struct vf_hop *hop[VF_MAX_PORTS];
-};
-
 /*
  * The candidates() rule without the masks (fabrics too big for them):
  * spine hops first, then the fastest.
@@ -601,6 +696,7 @@ static void scan_candidates(const struct sp_ctx *c, uint32_t s,
 	bool spine = false;
 
 	out->n = 0;
+	out->has_path = false;
 	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
 		const struct vf_hop *hop = &c->g.hops[h];
 
@@ -625,6 +721,7 @@ static void collect(const struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
 	const struct vf_hop *first = &c->g.hops[c->g.hop_start[s]];
 	const uint64_t *cand;
 
+	out->has_path = false;
 	if (s == dst_sw || c->dist[(size_t)dst_sw * c->nsw + s] == VF_DIST_INF) {
 		out->n = 0;
 		return;
@@ -641,17 +738,17 @@ static void collect(const struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
 					     __builtin_ctzll(m);
 }
 
-/* Keep the candidates for which keep() holds, unless that leaves none. */
+/* Keep the candidates for which pass() holds, unless that leaves none. */
 static void narrow(const struct sp_ctx *c, uint32_t s, struct sp_cands *cs,
-		   bool (*keep)(const struct sp_ctx *, uint32_t,
+		   bool (*pass)(const struct sp_ctx *, uint32_t,
 				const struct vf_hop *, unsigned),
 		   unsigned arg)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < cs->n; i++)
-		if (keep(c, s, cs->hop[i], arg))
-			cs->hop[n++] = cs->hop[i];
+		if (pass(c, s, cs->hop[i], arg))
+			keep(cs, n++, i);
 	if (n)
 		cs->n = n;
 }
@@ -742,7 +839,7 @@ static void narrow_round(const struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
 		uint32_t k = cs->hop[i] - first;
 
 		if (!(round[k / 64] & (1ull << (k % 64))))
-			cs->hop[n++] = cs->hop[i];
+			keep(cs, n++, i);
 	}
 	if (n) {
 		cs->n = n;
@@ -757,7 +854,7 @@ static void narrow_round(const struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
 }
 
 /* The best candidate by sp_less(). */
-static const struct vf_hop *best_of(const struct sp_ctx *c,
+static const struct vf_hop *best_of(const struct sp_ctx *c, uint32_t s,
 				    const struct sp_cands *cs)
 {
 	struct sp_key best, k;
@@ -765,15 +862,39 @@ static const struct vf_hop *best_of(const struct sp_ctx *c,
 
 	if (cs->n == 1)
 		return cs->hop[0];
-	key_of(c, cs->hop[0], &best);
+	key_of(c, s, cs, 0, &best);
 	for (unsigned i = 1; i < cs->n; i++) {
-		key_of(c, cs->hop[i], &k);
+		key_of(c, s, cs, i, &k);
 		if (sp_less(&k, &best)) {
 			best = k;
 			at = i;
 		}
 	}
 	return cs->hop[at];
+}
+
+/*
+ * The bottleneck rule at a switch with CAs: before the rounds, only the
+ * candidates whose path_load() is within one route (the switch's flow) of
+ * the lightest.  The rounds alone would spread a leaf's routes evenly over
+ * its uplinks even when a link further on has lost its capacity.
+ */
+static void narrow_bottleneck(const struct sp_ctx *c, uint32_t s,
+			      struct sp_cands *cs)
+{
+	uint64_t least = UINT64_MAX;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < cs->n; i++) {
+		cs->path[i] = path_load(c, s, cs->hop[i]);
+		if (cs->path[i] < least)
+			least = cs->path[i];
+	}
+	for (unsigned i = 0; i < cs->n; i++)
+		if (cs->path[i] <= least + c->flow[s])
+			keep(cs, n++, i);
+	cs->n = n;
+	cs->has_path = true;
 }
 
 /*
@@ -806,7 +927,7 @@ static const struct vf_hop *alternate(const struct sp_ctx *c, uint32_t s,
 	if (c->multi[s]) {
 		if (c->round)
 			narrow_round(c, s, dst_sw, cs);
-		return best_of(c, cs);
+		return best_of(c, s, cs);
 	}
 	for (unsigned i = 0; i < cs->n; i++)
 		if (cs->hop[i] >= target)
@@ -833,9 +954,11 @@ static const struct vf_hop *choose(const struct sp_ctx *c, uint32_t s,
 		narrow(c, s, &cs, keep_allowed, 0);
 	if (c->cur_off && c->sources[s])
 		return alternate(c, s, dst_sw, &cs);
+	if (c->bottleneck && c->sources[s])
+		narrow_bottleneck(c, s, &cs);
 	if (c->round && c->sources[s])
 		narrow_round(c, s, dst_sw, &cs);
-	return best_of(c, &cs);
+	return best_of(c, s, &cs);
 }
 
 static const struct vf_hop *lightest(const struct sp_ctx *c, uint32_t s,
@@ -923,6 +1046,23 @@ static void order_from_far(struct sp_ctx *c, uint32_t dst_sw)
 	c->far_sw = dst_sw;
 }
 
+/*
+ * The bottleneck rule: s sends its flow w on hop.  What reached s from
+ * switches that routed before was expected along s's lightest hops; it is
+ * now expected from hop's next switch on, with s's own CAs' flow.
+ */
+static void expect_moved(struct sp_ctx *c, uint32_t s,
+			 const struct vf_hop *hop, uint64_t w)
+{
+	const struct vf_hop *l = c->down_stamp[s] == c->cur_stamp ?
+				 c->down[s] : NULL;
+
+	if (l && w > c->sources[s] && l->next_sw != c->cur_dst)
+		expect_from(c, l->next_sw, w - c->sources[s], -1);
+	if (hop->next_sw != c->cur_dst)
+		expect_from(c, hop->next_sw, w, +1);
+}
+
 /* Count the flow s forwards toward the current LID on hop. */
 static void account(struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
 		    const struct vf_hop *hop, bool to_ca)
@@ -937,8 +1077,12 @@ static void account(struct sp_ctx *c, uint32_t s, uint32_t dst_sw,
 	if (!w)
 		return;
 	c->load[hop - c->g.hops] += w;
+	if (c->load[hop - c->g.hops] > c->max_load)
+		c->max_load = c->load[hop - c->g.hops];
 	c->into[hop->next_sw] += w;
 	c->flow[hop->next_sw] += w;
+	if (c->bottleneck)
+		expect_moved(c, s, hop, w);
 	if (c->sources[s])
 		use_in_round(c, s, dst_sw, hop);
 }
@@ -1029,6 +1173,7 @@ static void route_offset(struct sp_ctx *c, const uint32_t *dst, uint32_t n,
 		memset(c->round, 0, (size_t)c->nsw * c->nsw * c->mask_words *
 				    sizeof(*c->round));
 	c->cur_off = off;
+	c->max_load = 0;
 	c->last_sw = VF_NONE;
 	c->last_class = VF_TENANCY_NONE;
 	for (uint32_t i = 0; i < n; i++)
@@ -1074,10 +1219,85 @@ static void group_by_class(const struct sp_ctx *c, uint32_t *dst, uint32_t n)
 	}
 }
 
+/* Every LID offset in turn; returns the busiest hop of the base LIDs. */
+static uint64_t route_all(struct sp_ctx *c, const uint32_t *dst, uint32_t n)
+{
+	uint64_t base = 0;
+
+	if (c->class_routed)
+		memset(c->class_routed, 0, (size_t)c->g.hop_start[c->nsw] *
+		       c->ten.num_classes * sizeof(*c->class_routed));
+	for (unsigned off = 0; off < c->offsets; off++) {
+		route_offset(c, dst, n, off);
+		if (!off)
+			base = c->max_load;
+	}
+	return base;
+}
+
+/*
+ * A lower bound on the busiest link under all-to-all traffic to the base
+ * LIDs, in any fabric: a switch with H of the N CA ports and U links to
+ * other switches sends each of the other N - H ports' routes out of one
+ * of them, H routes each, so one carries ceil((N - H) / U) * H.
+ */
+static uint64_t leaf_bound(const struct sp_ctx *c)
+{
+	uint64_t n = 0, bound = 0;
+
+	for (uint32_t s = 0; s < c->nsw; s++)
+		n += c->sources[s];
+	for (uint32_t s = 0; s < c->nsw; s++) {
+		uint64_t h = c->sources[s];
+		uint64_t u = c->g.hop_start[s + 1] - c->g.hop_start[s];
+
+		if (h && u && (n - h + u - 1) / u * h > bound)
+			bound = (n - h + u - 1) / u * h;
+	}
+	return bound;
+}
+
+/*
+ * Route again by the bottleneck rule (path_load(), narrow_bottleneck())
+ * into tables of its own, and keep those where the busiest base-LID link
+ * is lighter than the first rule's, busiest.  Returns 0 or -ENOMEM.
+ */
+static int try_bottleneck(struct sp_ctx *c, const uint32_t *dst, uint32_t n,
+			  uint64_t busiest)
+{
+	struct vf_lfts *t = c->t, alt;
+	uint64_t other;
+
+	if (vf_lfts_init(&alt, t->num_switches, t->max_lid))
+		return -ENOMEM;
+	c->t = &alt;
+	c->bottleneck = true;
+	other = route_all(c, dst, n);
+	vf_log(VF_LOG_DEBUG,
+	       "shortestpath: busiest link %llu above the bound %llu; by bottleneck %llu",
+	       (unsigned long long)busiest, (unsigned long long)leaf_bound(c),
+	       (unsigned long long)other);
+	if (other < busiest)
+		memcpy(t->port, alt.port,
+		       (size_t)t->num_switches * ((size_t)t->max_lid + 1));
+	c->t = t;
+	vf_lfts_free(&alt);
+	return 0;
+}
+
+/*
+ * Route by flow (see the top of this file), which reaches the bound on
+ * full trees of any size.  Where it does not (cables missing, rings), the
+ * bottleneck rule, which looks along the whole way to each destination,
+ * routes too, and the lighter tables are kept: on full trees it is a few
+ * percent off the bound, on trees with cables missing near it where the
+ * first rule is up to 1.5 times it (docs/routing.md).
+ */
 static int route_ports(const struct vf_fabric *f,
 		       const struct vf_route_opts *opts, struct vf_lfts *t,
 		       uint32_t *dst, uint32_t n)
 {
+	uint64_t busiest;
 	struct sp_ctx c;
 	int rc;
 
@@ -1086,8 +1306,10 @@ static int route_ports(const struct vf_fabric *f,
 		c.t = t;
 		if (c.ten.mode != VF_PROUTE_OFF && !opts->class_variant)
 			group_by_class(&c, dst, n);
-		for (unsigned off = 0; off < c.offsets; off++)
-			route_offset(&c, dst, n, off);
+		busiest = route_all(&c, dst, n);
+		/* partition-aware: judged by class loads, not all-to-all */
+		if (busiest > leaf_bound(&c) && c.ten.mode == VF_PROUTE_OFF)
+			rc = try_bottleneck(&c, dst, n, busiest);
 	}
 	ctx_free(&c);
 	return rc;

@@ -165,7 +165,8 @@ static inline struct vf_fabric *fat_tree3(unsigned k, unsigned lmc)
  * all-to-all routing between the CAs, worked out here from the links
  * alone: a switch with H of the N hosts and U links to other switches
  * sends each of the N - H remote destinations up one link, H routes each,
- * so one of them carries at least ceil((N - H) / U) * H.
+ * so one of them carries at least ceil((N - H) / U) * H.  Links count when
+ * usable (healthy at both ends).
  */
 static inline uint64_t leaf_bound(const struct vf_fabric *f)
 {
@@ -179,11 +180,12 @@ static inline uint64_t leaf_bound(const struct vf_fabric *f)
 			if (!vf_is_switch(sw))
 				continue;
 			for (unsigned p = 1; p <= sw->num_ports; p++) {
-				const struct vf_port *x = vf_node_port(f, sw, p);
+				const struct vf_port *x = vf_usable_peer(f,
+						vf_node_port(f, sw, p));
 
-				if (x->remote == VF_NONE)
+				if (!x)
 					continue;
-				if (vf_is_switch(&f->nodes[f->ports[x->remote].node]))
+				if (vf_is_switch(&f->nodes[x->node]))
 					up++;
 				else
 					hosts++;

@@ -528,8 +528,9 @@ static void test_lmc_offsets(void)
 
 /*
  * A 3-level tree missing three cables (golden ft3-degraded.net): the flow
- * model keeps it deadlock-free, well below min-hop's busiest link and near
- * the bound.  The bound: pod 1 (32 of the 128 hosts) lost one of its 8
+ * model keeps it deadlock-free, no heavier than shortestpath (once well
+ * below it: 440 against 776; shortestpath's bottleneck rule now gets 448)
+ * and near the bound.  The bound: pod 1 (32 of the 128 hosts) lost one of its 8
  * links to the cores, so 32 x 96 routes leave it over 7 links; one of them
  * carries at least 439.
  */
@@ -558,8 +559,8 @@ static void test_degraded_three_levels(void)
 	   "check both");
 	OK(!rf.credit_loop && !rf.ca_unreachable,
 	   "fattree: no credit loop, all reachable");
-	OK(rf.load_max * 10 < rs.load_max * 8,
-	   "fattree's busiest link is at least 20% below shortestpath's");
+	OK(rf.load_max <= rs.load_max,
+	   "fattree's busiest link is no heavier than shortestpath's");
 	OK(rf.load_max >= 439 && rf.load_max * 100 <= 439 * 110,
 	   "fattree's busiest link is within 10% of the pod-cut bound 439");
 	printf("# fattree %llu, shortestpath %llu\n",
