@@ -5,10 +5,10 @@
 
 const struct vf_engine vf_engines[] = {
 	{ "shortestpath",
-	  "min-hop, balanced: by destination switch, edge switches first, least-loaded port",
+	  "min-hop, balanced by flow: by destination switch, farthest switches first, least-loaded path",
 	  vf_route_shortestpath },
 	{ "dgshortestpath",
-	  "shortestpath, destinations in RoutingOrder: device groups, then GUID",
+	  "shortestpath, destinations in RoutingOrder: device groups first",
 	  vf_route_dgshortestpath },
 	{ "fattree",
 	  "up/down for fat trees, balanced per tier; not a tree: shortestpath",

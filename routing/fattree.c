@@ -564,22 +564,24 @@ static unsigned alike(const struct ft_ctx *c, uint32_t x, uint32_t y)
 
 /*
  * The group index for LID l > 0 of a port whose earlier LIDs took
- * chosen[0..l-1]: another chassis if there is one, else another chip,
- * else another port; among those, the port with the fewest such LIDs so
- * far (so alternate LIDs are balanced too), then the next in rotation
- * from the base.  Kept out of line: inlined, it slowed route_switch's hot
- * loop by half even at LMC 0 (1.0 s against 1.5 s for 27,648 hosts).
+ * chosen[0..l-1]: from LID l - 1's choice shifted by a trunk's width, the
+ * first in rotation in another chassis than the earlier LIDs if there is
+ * one, else on another chip, else on another port.  The base LIDs rotate,
+ * so each offset rotates as they do and is as balanced; choosing by the
+ * alternates' counts of all offsets together loaded some offsets up to 7
+ * times the bound on full trees (docs/routing.md).  Kept out of line:
+ * inlined, it slowed route_switch's hot loop by half even at LMC 0 (1.0 s
+ * against 1.5 s for 27,648 hosts).
  */
 static __attribute__((noinline)) unsigned
 pick_alternate(const struct ft_ctx *c, unsigned n, const unsigned *chosen,
 	       unsigned l, uint16_t tenant)
 {
+	unsigned start = (chosen[l - 1] + trunk_width(c, n)) % n;
 	unsigned best = chosen[0], best_alike = 4;
-	uint32_t best_load = UINT32_MAX;
 
-	for (unsigned j = 1; j <= n; j++) {
-		unsigned idx = (chosen[0] + j) % n, worst = 0;
-		uint32_t load = c->alt_routed[c->g.hops[c->group[idx]].port];
+	for (unsigned j = 0; j < n; j++) {
+		unsigned idx = (start + j) % n, worst = 0;
 
 		/* isolation: the base's choice was the tenant's already */
 		if (c->ten.owner && !vf_tenancy_allows(&c->ten, tenant,
@@ -595,11 +597,9 @@ pick_alternate(const struct ft_ctx *c, unsigned n, const unsigned *chosen,
 			if (a > worst)
 				worst = a;
 		}
-		if (worst < best_alike ||
-		    (worst == best_alike && load < best_load)) {
+		if (worst < best_alike) {
 			best = idx;
 			best_alike = worst;
-			best_load = load;
 		}
 	}
 	return best;
@@ -718,7 +718,6 @@ write_alternates(struct ft_ctx *c, uint32_t s, unsigned n,
 			kept = -1;
 		chosen[l] = kept >= 0 ? (unsigned)kept :
 			    pick_alternate(c, n, chosen, l, dst->tenant);
-		c->alt_routed[c->g.hops[c->group[chosen[l]]].port]++;
 		row[dst->base_lid + l] = c->g.hops[c->group[chosen[l]]].num;
 	}
 }

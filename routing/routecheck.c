@@ -14,8 +14,9 @@
  *  3. pairs are tallied per switch (the switch itself plus the CA ports that
  *     enter the fabric there) against BFS distances, computed once per
  *     destination switch because LIDs are processed grouped by it;
- *  4. the forwarding tree gives the channel dependencies and, for CA base
- *     LIDs, the all-to-all flow on each link.
+ *  4. the forwarding tree gives the channel dependencies and, for CA LIDs,
+ *     the all-to-all flow on each link (base LIDs: the link load; other
+ *     LIDs: the load of their LID offset).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -53,6 +54,8 @@ struct rc_ctx {
 	bool with_sw_deps;	/* the cycle search follows sw_deps too */
 	uint8_t *chan_used;
 	uint64_t *load;
+	/* LMC: [(offset - 1) * nchan + channel] for offsets 1.. (load is 0) */
+	uint64_t *load_alt;
 
 	/* per destination LID, besides w's */
 	int32_t *dist;		/* BFS hops to destination switch, -1 */
@@ -128,6 +131,7 @@ static void ctx_free(struct rc_ctx *c)
 	free(c->sw_deps);
 	free(c->chan_used);
 	free(c->load);
+	free(c->load_alt);
 	free(c->dist);
 	free(c->flow);
 }
@@ -228,8 +232,30 @@ static int setup_adjacency(struct rc_ctx *c)
 	return 0;
 }
 
+/* 2^LMC of the CA port with the largest LMC: the LID offsets to load. */
+static unsigned lid_offsets(const struct vf_fabric *f)
+{
+	unsigned lmc = 0;
+
+	for (uint32_t i = 0; i < f->num_ports; i++) {
+		const struct vf_port *p = &f->ports[i];
+
+		if (p->base_lid && p->lmc > lmc &&
+		    !vf_is_switch(&f->nodes[p->node]))
+			lmc = p->lmc;
+	}
+	return 1u << lmc;
+}
+
 static int setup_per_lid(struct rc_ctx *c)
 {
+	c->r->lid_offsets = lid_offsets(c->f);
+	if (c->r->lid_offsets > 1) {
+		c->load_alt = zalloc((size_t)(c->r->lid_offsets - 1) *
+				     c->w.nchan, sizeof(*c->load_alt));
+		if (!c->load_alt)
+			return -ENOMEM;
+	}
 	c->dist = zalloc(c->nsw, sizeof(*c->dist));
 	c->flow = zalloc(c->nsw, sizeof(*c->flow));
 	return c->dist && c->flow ? 0 : -ENOMEM;
@@ -476,13 +502,19 @@ static uint32_t spread_flow(struct rc_ctx *c, uint32_t dsw)
 	return n;
 }
 
-/* Count the flow of a CA base LID on each link it crosses. */
-static void add_load(struct rc_ctx *c, uint32_t n)
+/*
+ * Count the flow to a CA LID on each link it crosses: into the all-to-all
+ * load for a base LID, into its offset's load for the others.
+ */
+static void add_load(struct rc_ctx *c, uint32_t n, unsigned offset)
 {
+	uint64_t *load = offset ? c->load_alt + (size_t)(offset - 1) *
+				  c->w.nchan : c->load;
+
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t s = c->w.scratch[i];
 
-		c->load[c->w.chan[s]] += c->flow[s];
+		load[c->w.chan[s]] += c->flow[s];
 	}
 }
 
@@ -532,8 +564,7 @@ static void check_lid(struct rc_ctx *c, unsigned lid, uint32_t dsw)
 	count_end_pairs(c, lid, !vf_is_switch(&f->nodes[dp->node]));
 	if (dca) {
 		n = spread_flow(c, dsw);
-		if (lid == dp->base_lid)
-			add_load(c, n);
+		add_load(c, n, lid - dp->base_lid);
 	}
 	add_deps(c, dca);
 }
@@ -748,6 +779,15 @@ static void sum_links(struct rc_ctx *c)
 	r->load_avg = c->w.nchan ? (double)total / c->w.nchan : 0;
 	r->load_max_over_avg = r->load_avg > 0 ?
 		(double)r->load_max / r->load_avg : 0;
+	r->load_max_by_offset[0] = r->load_max;
+	for (unsigned o = 1; o < r->lid_offsets; o++) {
+		const uint64_t *load = c->load_alt + (size_t)(o - 1) *
+				       c->w.nchan;
+
+		for (uint32_t k = 0; k < c->w.nchan; k++)
+			if (load[k] > r->load_max_by_offset[o])
+				r->load_max_by_offset[o] = load[k];
+	}
 }
 
 static int setup(struct rc_ctx *c)
@@ -827,6 +867,13 @@ void vf_route_report_print(FILE *out, const struct vf_route_report *r)
 		", avg %.2f, max/avg %.2f over %u links, %u used\n",
 		r->load_max, r->load_avg, r->load_max_over_avg, r->links,
 		r->links_used);
+	if (r->lid_offsets > 1) {
+		fprintf(out, "link load by LID offset: max");
+		for (unsigned o = 0; o < r->lid_offsets; o++)
+			fprintf(out, "%s %" PRIu64, o ? "," : "",
+				r->load_max_by_offset[o]);
+		fputc('\n', out);
+	}
 	if (r->lmc_pairs)
 		fprintf(out, "lmc paths     %.2f distinct egress ports per "
 			"remote port's LIDs (%" PRIu64 " switch/port pairs)\n",
@@ -854,6 +901,11 @@ void vf_route_report_json_fields(FILE *out, const struct vf_route_report *r)
 	vf_json_string(out, r->sw_cycle);
 	fprintf(out, ",\"lmc_pairs\":%" PRIu64 ",\"lmc_paths_avg\":%.4f",
 		r->lmc_pairs, ratio(r->lmc_distinct_sum, r->lmc_pairs));
+	fprintf(out, ",\"load_max_by_offset\":[");
+	for (unsigned o = 0; o < r->lid_offsets; o++)
+		fprintf(out, "%s%" PRIu64, o ? "," : "",
+			r->load_max_by_offset[o]);
+	fputc(']', out);
 	fprintf(out, ",\"links\":%u,\"links_used\":%u,\"load_max\":%" PRIu64
 		",\"load_avg\":%.4f,\"load_max_over_avg\":%.4f,\"ok\":%s"
 		",\"examples\":[", r->links, r->links_used, r->load_max,

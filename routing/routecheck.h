@@ -14,7 +14,9 @@
  *    only by switch-originated packets, may add cycles: those are reported
  *    separately and do not fail the check;
  *  - all-to-all link load: one route from every CA port to the base LID of
- *    every other CA port, counted on each directed inter-switch link;
+ *    every other CA port, counted on each directed inter-switch link; with
+ *    LMC > 0 also the same traffic sent to each LID offset instead, so
+ *    that the alternate LIDs' balance shows (each offset alone);
  *  - LMC path diversity: how many distinct egress ports the LIDs of a
  *    remote CA port leave a switch with CAs by.
  */
@@ -56,6 +58,13 @@ struct vf_route_report {
 	uint64_t load_max;
 	double load_avg;	/* over all directed inter-switch links */
 	double load_max_over_avg;
+	/*
+	 * LMC > 0: the busiest link when every CA port sends to LID offset o
+	 * of every other CA port ([0] is load_max); lid_offsets is 2^LMC of
+	 * the CA port with the largest LMC, 1 without LMC.
+	 */
+	unsigned lid_offsets;
+	uint64_t load_max_by_offset[1u << 7];
 	/* LMC: distinct egress ports of a remote port's LIDs, summed */
 	uint64_t lmc_pairs;	/* (switch with CAs, remote CA port) pairs */
 	uint64_t lmc_distinct_sum;

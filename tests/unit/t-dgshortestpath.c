@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
  * dgshortestpath: the destination order (RoutingOrder groups, then ports
- * in no group, PortGUID order inside each), its effect on balance, and the
- * shortestpath guarantees it keeps (reachability, min-hop, no credit loop
- * on trees, determinism).
+ * in no group, shortestpath's order inside each), its effect on balance,
+ * the shortestpath guarantees it keeps (reachability, min-hop, no credit
+ * loop on trees, determinism), and that without a RoutingOrder it is
+ * shortestpath, table for table.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "routing/devgroup.h"
 #include "routing/log.h"
 #include "routing/routecheck.h"
+#include "tests/unit/fabrics.h"
 #include "tap.h"
 
 static const char *const stor_glob[] = { "stor*" };
@@ -46,14 +48,15 @@ static int route(const struct vf_fabric *f, struct vf_lfts *t, bool dg,
  * PROBE_HOSTS spines (port k + 1 to spine k), leaf H has the hosts.  From
  * P every spine is equal-cost toward each host; routes toward one switch
  * go in rounds and take the lowest free port, so the k-th host routed
- * leaves P by port k + 1.
+ * leaves P by port k + 1.  The hosts hang off H by port in LID order, so
+ * shortestpath's order (by attachment) is LID order here.
  */
 #define PROBE_HOSTS 4
 
 static const char *const probe_desc[PROBE_HOSTS] = {
 	"cn01", "stor01", "cn02", "admin1"
 };
-/* NodeGUIDs against LID order: GUID order is admin1, cn02, stor01, cn01 */
+/* NodeGUIDs against LID order: the order is not by GUID */
 static const uint64_t probe_guid[PROBE_HOSTS] = { 0x40, 0x30, 0x20, 0x10 };
 
 static struct vf_fabric *probe(void)
@@ -134,20 +137,20 @@ static void test_order(void)
 	const struct vf_devgroup by_guid = { "g", { cn01_port, 1 }, NULL, 0 };
 
 	EXPECT_ORDER(false, NULL, 0, "cn01 stor01 cn02 admin1",
-		     "probe: shortestpath routes in LID order");
-	EXPECT_ORDER(true, NULL, 0, "admin1 cn02 stor01 cn01",
-		     "no RoutingOrder: every end port in PortGUID order");
-	EXPECT_ORDER(true, &storage, 1, "stor01 admin1 cn02 cn01",
-		     "storage first, then the ports in no group by GUID");
-	EXPECT_ORDER(true, admin_storage, 2, "admin1 stor01 cn02 cn01",
+		     "probe: shortestpath routes by attachment");
+	EXPECT_ORDER(true, NULL, 0, "cn01 stor01 cn02 admin1",
+		     "no RoutingOrder: shortestpath's order");
+	EXPECT_ORDER(true, &storage, 1, "stor01 cn01 cn02 admin1",
+		     "storage first, then the ports in no group");
+	EXPECT_ORDER(true, admin_storage, 2, "admin1 stor01 cn01 cn02",
 		     "admin, storage, then the rest");
-	EXPECT_ORDER(true, &compute, 1, "cn02 cn01 admin1 stor01",
-		     "inside a group: PortGUID order, not LID order");
-	EXPECT_ORDER(true, all_first, 2, "admin1 cn02 stor01 cn01",
+	EXPECT_ORDER(true, &compute, 1, "cn01 cn02 stor01 admin1",
+		     "inside a group: by attachment, not by GUID");
+	EXPECT_ORDER(true, all_first, 2, "cn01 stor01 cn02 admin1",
 		     "a port belongs to the first listed group only");
-	EXPECT_ORDER(true, all_last, 2, "stor01 admin1 cn02 cn01",
+	EXPECT_ORDER(true, all_last, 2, "stor01 cn01 cn02 admin1",
 		     "a catch-all group listed last takes the rest");
-	EXPECT_ORDER(true, &by_guid, 1, "cn01 admin1 cn02 stor01",
+	EXPECT_ORDER(true, &by_guid, 1, "cn01 stor01 cn02 admin1",
 		     "a group by PortGUID");
 }
 
@@ -332,6 +335,49 @@ static void test_too_many(void)
 	vf_fabric_destroy(f);
 }
 
+/* Both engines on f without a RoutingOrder: the very same tables. */
+static void same_tables(struct vf_fabric *f, const char *what)
+{
+	struct vf_lfts sp, dg;
+	char msg[160];
+
+	if (!f) {
+		OK(false, what);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s: both engines route", what);
+	OK(!route(f, &sp, false, NULL, 0) && !route(f, &dg, true, NULL, 0),
+	   msg);
+	snprintf(msg, sizeof(msg),
+		 "%s: dgshortestpath without RoutingOrder = shortestpath",
+		 what);
+	OK(!memcmp(sp.port, dg.port,
+		   (size_t)sp.num_switches * (sp.max_lid + 1)), msg);
+	vf_lfts_free(&sp);
+	vf_lfts_free(&dg);
+	vf_fabric_destroy(f);
+}
+
+/*
+ * Documented as equal, and once measured less balanced (GUID order):
+ * uneven and interleaved trees, LMC, degraded trees, chassis, rings.
+ */
+static void test_no_order_is_shortestpath(void)
+{
+	static const char *const nets[] = {
+		"ft3-degraded.net", "ft2-degraded.net", "ft2-trunk2.net",
+		"dcs2-edges.net", "torus-3x3.net", "random-10.net",
+	};
+
+	same_tables(fat_tree(6, 4, 5, 0), "6 leaves x 5 hosts + 4 spines");
+	same_tables(fat_tree(5, 3, 7, 2), "5 x 7 + 3, LMC 2");
+	same_tables(fat_tree_lids(7, 3, 4, 0, true),
+		    "7 x 4 + 3, LIDs interleaved");
+	same_tables(storage_tree(1, true), "storage tree, LMC 1, reversed");
+	for (unsigned i = 0; i < sizeof(nets) / sizeof(nets[0]); i++)
+		same_tables(golden_fabric(nets[i]), nets[i]);
+}
+
 int main(void)
 {
 	vf_log_set_level(VF_LOG_WARN);
@@ -340,5 +386,6 @@ int main(void)
 	test_lmc();
 	test_deterministic();
 	test_too_many();
+	test_no_order_is_shortestpath();
 	return tap_done();
 }

@@ -460,6 +460,72 @@ static void test_output(void)
 	drop_net(&n);
 }
 
+/*
+ * LMC 1 on two switches joined twice (ports 3 and 4): every LID offset is
+ * loaded on its own.  Hosts H1 H2 on S1, H3 H4 on S2, LIDs 2h and 2h + 1
+ * for host h, the switches 16 and 18.  Base LIDs all cross
+ * on port 3: 2 sources x 2 destinations = 4 each way; the offset 1 LIDs
+ * of the first host of a switch cross on port 3, of the second on port 4:
+ * 2 each.
+ */
+static void test_lid_offsets(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct net n;
+	FILE *mem;
+
+	memset(&n, 0, sizeof(n));
+	n.f = vf_fabric_create();
+	add_sw(&n, "S1", 0x10, 4);
+	add_sw(&n, "S2", 0x20, 4);
+	for (unsigned i = 1; i <= 4; i++) {
+		struct vf_port *p;
+		uint32_t h = add_ca(&n, "H", 0x100 * i);
+
+		link2(&n, h, 1, i <= 2 ? 0 : 1, (i - 1) % 2 + 1);
+		p = vf_node_port(n.f, &n.f->nodes[h], 1);
+		p->base_lid = 2 * i;
+		p->lmc = 1;
+	}
+	link2(&n, 0, 3, 1, 3);
+	link2(&n, 0, 4, 1, 4);
+	vf_node_port(n.f, &n.f->nodes[0], 0)->base_lid = 16;
+	vf_node_port(n.f, &n.f->nodes[1], 0)->base_lid = 18;
+	if (!OK(!vf_fabric_finalize(n.f) &&
+		!vf_lfts_init(&n.t, 2, n.f->max_lid), "l: fabric built"))
+		return;
+	for (uint32_t s = 0; s < 2; s++) {
+		route(&n, s, 16 + 2 * s, 0);
+		route(&n, s, 18 - 2 * s, 3);
+		for (unsigned i = 1; i <= 4; i++) {
+			bool local = (i <= 2) == !s;
+
+			route(&n, s, 2 * i, local ? (i - 1) % 2 + 1 : 3);
+			route(&n, s, 2 * i + 1,
+			      local ? (i - 1) % 2 + 1 : 3 + (i - 1) % 2);
+		}
+	}
+	if (!check(&n))
+		return;
+	OK(vf_route_report_ok(&n.r), "l: all reachable, no loop");
+	EQ_U(n.r.lid_offsets, 2, "l: two LID offsets");
+	EQ_U(n.r.load_max, 4, "l: base LIDs: 4 on port 3");
+	EQ_U(n.r.load_max_by_offset[0], 4, "l: offset 0 is the base load");
+	EQ_U(n.r.load_max_by_offset[1], 2, "l: offset 1: 2 on each port");
+	mem = open_memstream(&buf, &len);
+	vf_route_report_print(mem, &n.r);
+	fclose(mem);
+	has(buf, "\nlink load by LID offset: max 4, 2\n", "l: text line");
+	free(buf);
+	mem = open_memstream(&buf, &len);
+	vf_route_report_json(mem, &n.r);
+	fclose(mem);
+	has(buf, "\"load_max_by_offset\":[4,2]", "l: JSON member");
+	free(buf);
+	drop_net(&n);
+}
+
 enum { LEAVES = 32, HOSTS = 16, SPINES = 16 };
 
 /*
@@ -554,6 +620,7 @@ int main(void)
 	test_dead_host();
 	test_back_to_back();
 	test_output();
+	test_lid_offsets();
 	test_fat_tree();
 	return tap_done();
 }
