@@ -82,7 +82,6 @@ struct ft_ctx {
 	uint32_t *queue;	/* [nsw] BFS scratch */
 	uint32_t *group;	/* candidate hop indices of one switch */
 	uint32_t *base_routed;	/* [num_ports] base LIDs routed out of it */
-	uint32_t *alt_routed;	/* [num_ports] other LIDs (LMC > 0) */
 	uint64_t *flow;		/* [num_ports] all-to-all routes, edge choices */
 	uint32_t *hosts;	/* [nsw] end nodes attached */
 	bool degraded;		/* a tier's switches differ in up/down links */
@@ -1572,7 +1571,6 @@ static bool first_pass(struct ft_ctx *c, struct vf_lfts *t, bool model,
 	c->tie_by_link = tie_by_link;
 	memset(c->flow, 0, ports * sizeof(*c->flow));
 	memset(c->base_routed, 0, ports * sizeof(*c->base_routed));
-	memset(c->alt_routed, 0, ports * sizeof(*c->alt_routed));
 	route_switch_lids(c, t);
 	for (uint32_t i = 0; i < c->num_edges; i++)
 		if (!route_edge(c, t, c->edges[i]))
@@ -1732,7 +1730,6 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->queue);
 	free(c->group);
 	free(c->base_routed);
-	free(c->alt_routed);
 	free(c->flow);
 	free(c->hosts);
 	free(c->flow_order);
@@ -1786,8 +1783,6 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->group = malloc(most * sizeof(*c->group));
 	c->base_routed = calloc(f->num_ports ? f->num_ports : 1,
 				sizeof(*c->base_routed));
-	c->alt_routed = calloc(f->num_ports ? f->num_ports : 1,
-			       sizeof(*c->alt_routed));
 	c->flow = calloc(f->num_ports ? f->num_ports : 1, sizeof(*c->flow));
 	c->hosts = calloc(n, sizeof(*c->hosts));
 	c->flow_order = malloc(n * sizeof(*c->flow_order));
@@ -1812,7 +1807,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->full_down = malloc(n * sizeof(*c->full_down));
 	if (!c->level || !c->pos || !c->by_level || !c->edges || !c->rank ||
 	    !c->down || !c->ud || !c->any || !c->edge ||
-	    !c->queue || !c->group || !c->base_routed || !c->alt_routed ||
+	    !c->queue || !c->group || !c->base_routed ||
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||
 	    !c->cand_pool || !c->cand || !c->via_port || !c->via_next ||
 	    !c->first_port || !c->num_ports || !c->inflow || !c->seed_idx ||
