@@ -1077,6 +1077,10 @@ static void forced_maxima(struct ft_ctx *c)
 
 	while (c->flow_order[k] != VF_NONE)
 		k++;
+	/* e ends every way; its entry may hold a value from another e */
+	for (uint32_t h = 0; k && h < c->nsw; h++)
+		if (c->ud[h] == 0)
+			c->forced[h] = 0;
 	while (k--) {
 		uint32_t s = c->flow_order[k];
 		const struct ft_cand *only = &c->cand[c->cand_start[s]];
