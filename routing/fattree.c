@@ -104,8 +104,6 @@ struct ft_ctx {
 	uint32_t *first_port;	/* [nsw] the switch's port-0 index */
 	uint32_t *seed_idx;	/* [nsw] candidate the seed took (follow_seed()) */
 	uint64_t *forced;	/* [nsw] see forced_maxima(); 0 off the tree */
-	uint64_t *inflow;	/* [nsw] routes to the current destination
-				 * arriving at a switch (follow_seed()) */
 	uint8_t *num_ports;	/* [nsw] its ports */
 	uint32_t *port_next;	/* [num_ports] switch a usable link of a
 				 * switch port leads to, else VF_NONE */
@@ -1099,15 +1097,15 @@ static void forced_maxima(struct ft_ctx *c)
  * still valid; at an edge switch, the candidate k places on from the
  * seed's (so the destinations behind one edge switch leave it by
  * different links, as the rotation has them); elsewhere, the candidate
- * whose link, and the forced way after it, are least loaded with this
- * destination's routes arriving at s added (ties from k places on).
+ * whose link, and the forced way after it, are least loaded (ties from k
+ * places on).
  */
 static unsigned seed_choice(struct ft_ctx *c, uint32_t s, unsigned seed_idx,
 			    unsigned k, const struct ft_dest *dst)
 {
 	uint32_t i0 = c->cand_start[s];
 	unsigned n = c->cand_start[s + 1] - i0, pref, best;
-	uint64_t w = c->inflow[s], best_cost = UINT64_MAX;
+	uint64_t best_cost = UINT64_MAX;
 
 	if (c->sticky.row) {
 		int kept;
@@ -1127,7 +1125,6 @@ static unsigned seed_choice(struct ft_ctx *c, uint32_t s, unsigned seed_idx,
 		uint64_t cost = c->flow[x->port] > c->forced[x->next] ?
 				c->flow[x->port] : c->forced[x->next];
 
-		cost += w;
 		if (cost < best_cost) {
 			best = idx;
 			best_cost = cost;
@@ -1139,8 +1136,7 @@ static unsigned seed_choice(struct ft_ctx *c, uint32_t s, unsigned seed_idx,
 /*
  * A first pass too big for the flow model routes only the first
  * destination behind each edge switch by it; the k-th after it is routed
- * from the farthest switches in, by seed_choice(), each switch knowing
- * the routes that arrive at it.  The passes after it then move what this
+ * from the farthest switches in, by seed_choice().  The passes after it then move what this
  * left on the busiest links (k = 36, 1% of the core cables missing:
  * 12,798 after one more pass, 11,880 after four, against a bound of
  * 11,664).
@@ -1159,13 +1155,7 @@ static void follow_seed(struct ft_ctx *c, struct vf_lfts *t,
 		vf_lft_row(t, s)[dst->base_lid] = x->num;
 		c->via_port[s] = x->port;
 		c->via_next[s] = x->next;
-		c->inflow[x->next] += c->inflow[s] + c->hosts[s];
-		c->inflow[s] = 0;
 	}
-	/* e itself, and switches that end a way, received the last */
-	for (uint32_t i = 0; c->flow_order[i] != VF_NONE; i++)
-		if (c->via_port[c->flow_order[i]] != VF_NONE)
-			c->inflow[c->via_next[c->flow_order[i]]] = 0;
 	push_dest(c, 1);
 }
 
@@ -1743,7 +1733,6 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->via_next);
 	free(c->entries);
 	free(c->first_port);
-	free(c->inflow);
 	free(c->forced);
 	free(c->seed_idx);
 	free(c->num_ports);
@@ -1796,7 +1785,6 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->via_port = malloc(n * sizeof(*c->via_port));
 	c->via_next = malloc(n * sizeof(*c->via_next));
 	c->first_port = malloc(n * sizeof(*c->first_port));
-	c->inflow = malloc(n * sizeof(*c->inflow));
 	c->forced = calloc(n, sizeof(*c->forced));
 	c->seed_idx = calloc(n, sizeof(*c->seed_idx));
 	c->num_ports = malloc(n * sizeof(*c->num_ports));
@@ -1814,7 +1802,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	    !c->queue || !c->group || !c->base_routed ||
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||
 	    !c->cand_pool || !c->cand || !c->via_port || !c->via_next ||
-	    !c->first_port || !c->num_ports || !c->inflow || !c->seed_idx ||
+	    !c->first_port || !c->num_ports || !c->seed_idx ||
 	    !c->forced ||
 	    !c->port_next ||
 	    !c->down_port ||
@@ -1827,7 +1815,6 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 		c->down_port[s] = VF_NONE;
 		c->via_port[s] = VF_NONE;
 		c->first_port[s] = sw->first_port;
-		c->inflow[s] = 0;
 		c->num_ports[s] = sw->num_ports;
 		c->edge[s] = vf_has_end_node(f, s);
 		for (unsigned i = 1; i <= sw->num_ports; i++) {
