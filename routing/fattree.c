@@ -104,10 +104,13 @@ struct ft_ctx {
 	uint32_t *first_port;	/* [nsw] the switch's port-0 index */
 	uint32_t *seed_idx;	/* [nsw] candidate the seed took (follow_seed()) */
 	uint64_t *forced;	/* [nsw] see forced_maxima(); 0 off the tree */
+	uint64_t *path_most;	/* [nsw] see entries_max() */
 	uint8_t *num_ports;	/* [nsw] its ports */
 	uint32_t *port_next;	/* [num_ports] switch a usable link of a
 				 * switch port leads to, else VF_NONE */
 	bool *hot_lid;		/* [max_lid + 1] LIDs a pass moves */
+	uint64_t hot;		/* a pass's threshold, else UINT64_MAX */
+	int64_t num_hot;	/* links loaded c->hot or more */
 	uint32_t *down_port;	/* [nsw] port index straight down to the
 				 * current e, VF_NONE (none, or a trunk) */
 	uint32_t *up_end;	/* [nsw] hops [start, up_end) go up */
@@ -913,11 +916,19 @@ static uint64_t path_max(const struct ft_ctx *c, uint32_t x, uint64_t add)
 	return most + add;
 }
 
-/* Add (or take off) one source switch's routes along its decided path. */
+/*
+ * Add (or take off) one source switch's routes along its decided path,
+ * counting the links at or above c->hot (a pass ends when none is left).
+ */
 static void push_path(struct ft_ctx *c, uint32_t x, int64_t routes)
 {
-	for (; c->via_port[x] != VF_NONE; x = c->via_next[x])
-		c->flow[c->via_port[x]] += (uint64_t)routes;
+	for (; c->via_port[x] != VF_NONE; x = c->via_next[x]) {
+		uint64_t *flow = &c->flow[c->via_port[x]];
+		int was = *flow >= c->hot;
+
+		*flow += (uint64_t)routes;
+		c->num_hot += (*flow >= c->hot) - was;
+	}
 }
 
 /* s's hop for the current destination, from its LFT entry `out`. */
@@ -992,6 +1003,43 @@ static uint64_t dest_max(const struct ft_ctx *c)
 			if (m > most)
 				most = m;
 		}
+	}
+	return most;
+}
+
+/*
+ * dest_max() from a copy of dst's entries (gather_entries()), the vias
+ * left alone: most destinations a pass looks at use no busy link, and
+ * for those this is all it does.  Nearest to e first, each switch's
+ * busiest link on its way to e builds on the next switch's (path_most[]),
+ * so each link is read once, not once per source switch behind it.
+ */
+static uint64_t entries_max(const struct ft_ctx *c, const uint8_t *entry)
+{
+	uint64_t most = 0;
+	uint32_t k = 0;
+
+	while (c->flow_order[k] != VF_NONE)
+		k++;
+	while (k--) {
+		uint32_t x = c->flow_order[k], port = c->first_port[x] +
+						      entry[x], next;
+		uint64_t m;
+
+		c->path_most[x] = 0;
+		if (!entry[x] || entry[x] > c->num_ports[x] ||
+		    c->port_next[port] == VF_NONE)
+			continue;
+		next = c->port_next[port];
+		m = c->flow[port];
+		/* e and the switches off the tree add nothing; candidates
+		 * always lead nearer to e, so next is done */
+		if (c->ud[next] && c->ud[next] < c->ud[x] &&
+		    c->path_most[next] > m)
+			m = c->path_most[next];
+		c->path_most[x] = m;
+		if (c->hosts[x] && m > most)
+			most = m;
 	}
 	return most;
 }
@@ -1293,12 +1341,10 @@ static bool reroute_dest(struct ft_ctx *c, struct vf_lfts *t,
 {
 	uint64_t before;
 
-	vias_from_entries(c, entry);
-	before = dest_max(c);
-	if (before < hot) {
-		clear_vias(c);
+	before = entries_max(c, entry);
+	if (before < hot)
 		return false;
-	}
+	vias_from_entries(c, entry);
 	push_dest(c, -1);
 	clear_vias(c);
 	route_dest_by_flow(c, t, dst);
@@ -1316,7 +1362,7 @@ static bool reroute_dest(struct ft_ctx *c, struct vf_lfts *t,
 }
 
 /*
- * Copy the entries of the destinations behind the current edge switch at
+ * Copy the entries of the marked destinations behind the current edge switch at
  * every on-tree switch, row by row: their LIDs are mostly neighbours, so
  * this reads each row's cache line once, where reading one destination's
  * entries down the table misses the cache at every switch.
@@ -1328,51 +1374,35 @@ static void gather_entries(struct ft_ctx *c, const struct vf_lfts *t)
 		const uint8_t *row = vf_lft_row(t, s);
 
 		for (unsigned d = 0; d < c->num_dests; d++)
-			c->entries[(size_t)d * c->nsw + s] =
-				row[c->dests[d].base_lid];
-	}
-}
-
-/*
- * Which LIDs reach switch s with routes of others: s has hosts of its own,
- * or a neighbour sends the LID to s.  A switch's entry for a LID nobody
- * sends it loads none of its links (a core's entries for a whole pod point
- * down one link, though only some aggregation switches send there).
- */
-static void mark_arriving(struct ft_ctx *c, const struct vf_lfts *t,
-			  uint32_t s, bool *arriving)
-{
-	const struct vf_fabric *f = c->f;
-
-	memset(arriving, c->hosts[s] != 0, (size_t)t->max_lid + 1);
-	if (c->hosts[s])
-		return;
-	for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1]; h++) {
-		const struct vf_hop *hop = &c->g.hops[h];
-		const uint8_t *row = vf_lft_row(t, hop->next_sw);
-		uint8_t back = f->ports[f->ports[hop->port].remote].num;
-
-		for (unsigned lid = 1; lid <= t->max_lid; lid++)
-			arriving[lid] |= row[lid] == back;
+			if (c->hot_lid[c->dests[d].base_lid])
+				c->entries[(size_t)d * c->nsw + s] =
+					row[c->dests[d].base_lid];
 	}
 }
 
 /*
  * Mark the LIDs some switch sends out of a link loaded `hot` or more, of
- * those that reach the switch: only moving those destinations can lower
- * such a link (those whose routes do use it, reroute_dest() tells).  Rows
- * are read only around switches with such a link.
+ * those that reach the switch with routes of others: only moving those
+ * destinations can lower such a link (those whose routes do use it,
+ * reroute_dest() tells).  A LID reaches s when s has hosts of its own or a
+ * neighbour sends the LID to s; a switch's entry for a LID nobody sends it
+ * loads none of its links (a core's entries for a whole pod point down one
+ * link, though only some aggregation switches send there).  Only the LIDs
+ * not yet marked that leave s by a hot link are looked up at the
+ * neighbours, so rows are read only around switches with such a link.
  */
 static int mark_hot(struct ft_ctx *c, const struct vf_lfts *t, uint64_t hot)
 {
-	bool *arriving = malloc((size_t)t->max_lid + 1);
+	const struct vf_fabric *f = c->f;
+	uint16_t *lids = malloc(((size_t)t->max_lid + 1) * sizeof(*lids));
 
-	if (!arriving)
+	if (!lids)
 		return -ENOMEM;
 	memset(c->hot_lid, 0, (size_t)t->max_lid + 1);
 	for (uint32_t s = 0; s < c->nsw; s++) {
 		bool port_hot[256] = { false }, any = false;
 		const uint8_t *row = vf_lft_row(t, s);
+		unsigned n = 0;
 
 		for (unsigned i = 1; i <= c->num_ports[s]; i++) {
 			uint32_t p = c->first_port[s] + i;
@@ -1382,13 +1412,33 @@ static int mark_hot(struct ft_ctx *c, const struct vf_lfts *t, uint64_t hot)
 		}
 		if (!any)
 			continue;
-		mark_arriving(c, t, s, arriving);
 		for (unsigned lid = 1; lid <= t->max_lid; lid++)
 			if (row[lid] != VF_NO_PORT && port_hot[row[lid]] &&
-			    arriving[lid])
-				c->hot_lid[lid] = true;
+			    !c->hot_lid[lid])
+				lids[n++] = (uint16_t)lid;
+		if (c->hosts[s]) {
+			for (unsigned i = 0; i < n; i++)
+				c->hot_lid[lids[i]] = true;
+			continue;
+		}
+		for (uint32_t h = c->g.hop_start[s];
+		     h < c->g.hop_start[s + 1] && n; h++) {
+			const struct vf_hop *hop = &c->g.hops[h];
+			const uint8_t *from = vf_lft_row(t, hop->next_sw);
+			uint8_t back = f->ports[f->ports[hop->port].remote].num;
+			unsigned left = 0;
+
+			/* marked ones leave the list */
+			for (unsigned i = 0; i < n; i++) {
+				if (from[lids[i]] == back)
+					c->hot_lid[lids[i]] = true;
+				else
+					lids[left++] = lids[i];
+			}
+			n = left;
+		}
 	}
-	free(arriving);
+	free(lids);
 	return 0;
 }
 
@@ -1402,12 +1452,25 @@ static uint64_t reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 				uint64_t hot)
 {
 	uint64_t moved = 0, looked = 0;
+	int64_t marked_at;
 
 	if (mark_hot(c, t, hot))
 		return UINT64_MAX;	/* out of memory: no more passes */
-	for (uint32_t i = 0; i < c->num_edges; i++) {
+	c->hot = hot;
+	c->num_hot = 0;
+	for (uint32_t p = 0; p < c->f->num_ports; p++)
+		c->num_hot += c->port_next[p] != VF_NONE && c->flow[p] >= hot;
+	marked_at = c->num_hot;
+	/*
+	 * Once no link is that busy, no destination left can lower one; once
+	 * half of them have cooled, the marks are taken again (a destination
+	 * marked for a link that cooled costs a look for nothing).
+	 */
+	for (uint32_t i = 0; i < c->num_edges && c->num_hot > 0; i++) {
 		bool any = false;
 
+		if (c->num_hot <= marked_at / 2 && !mark_hot(c, t, hot))
+			marked_at = c->num_hot;
 		collect_dests(c, t, c->edges[i]);
 		for (unsigned d = 0; d < c->num_dests && !any; d++)
 			any = c->hot_lid[c->dests[d].base_lid];
@@ -1417,7 +1480,7 @@ static uint64_t reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 		prepare_flow(c);
 		gather_entries(c, t);
 		looked++;
-		for (unsigned d = 0; d < c->num_dests; d++) {
+		for (unsigned d = 0; d < c->num_dests && c->num_hot > 0; d++) {
 			if (!c->hot_lid[c->dests[d].base_lid])
 				continue;
 			moved += reroute_dest(c, t, &c->dests[d],
@@ -1426,6 +1489,7 @@ static uint64_t reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			looked++;
 		}
 	}
+	c->hot = UINT64_MAX;
 	/* looking costs about a route per switch, moving one per hop */
 	return moved * c->g.hop_start[c->nsw] + looked * c->nsw;
 }
@@ -1734,6 +1798,7 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->entries);
 	free(c->first_port);
 	free(c->forced);
+	free(c->path_most);
 	free(c->seed_idx);
 	free(c->num_ports);
 	free(c->port_next);
@@ -1785,7 +1850,9 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->via_port = malloc(n * sizeof(*c->via_port));
 	c->via_next = malloc(n * sizeof(*c->via_next));
 	c->first_port = malloc(n * sizeof(*c->first_port));
+	c->hot = UINT64_MAX;
 	c->forced = calloc(n, sizeof(*c->forced));
+	c->path_most = calloc(n, sizeof(*c->path_most));
 	c->seed_idx = calloc(n, sizeof(*c->seed_idx));
 	c->num_ports = malloc(n * sizeof(*c->num_ports));
 	c->port_next = malloc((f->num_ports ? f->num_ports : 1) *
@@ -1803,7 +1870,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||
 	    !c->cand_pool || !c->cand || !c->via_port || !c->via_next ||
 	    !c->first_port || !c->num_ports || !c->seed_idx ||
-	    !c->forced ||
+	    !c->forced || !c->path_most ||
 	    !c->port_next ||
 	    !c->down_port ||
 	    !c->up_end ||
