@@ -1277,21 +1277,7 @@ static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
  */
 static uint64_t edge_bound(const struct ft_ctx *c)
 {
-	uint64_t total = 0, most = 0;
-
-	for (uint32_t s = 0; s < c->nsw; s++)
-		total += c->hosts[s];
-	for (uint32_t s = 0; s < c->nsw; s++) {
-		uint64_t up = c->up_end[s] - c->g.hop_start[s];
-		uint64_t share;
-
-		if (!c->hosts[s] || !up)
-			continue;
-		share = (total - c->hosts[s] + up - 1) / up * c->hosts[s];
-		if (share > most)
-			most = share;
-	}
-	return most;
+	return vf_swgraph_leaf_bound(&c->g, c->hosts, c->up_end);
 }
 
 /*

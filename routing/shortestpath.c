@@ -1236,25 +1236,12 @@ static uint64_t route_all(struct sp_ctx *c, const uint32_t *dst, uint32_t n)
 }
 
 /*
- * A lower bound on the busiest link under all-to-all traffic to the base
- * LIDs, in any fabric: a switch with H of the N CA ports and U links to
- * other switches sends each of the other N - H ports' routes out of one
- * of them, H routes each, so one carries ceil((N - H) / U) * H.
+ * Over every switch link (vf_swgraph_leaf_bound()): a path may start out
+ * of any of them here.
  */
 static uint64_t leaf_bound(const struct sp_ctx *c)
 {
-	uint64_t n = 0, bound = 0;
-
-	for (uint32_t s = 0; s < c->nsw; s++)
-		n += c->sources[s];
-	for (uint32_t s = 0; s < c->nsw; s++) {
-		uint64_t h = c->sources[s];
-		uint64_t u = c->g.hop_start[s + 1] - c->g.hop_start[s];
-
-		if (h && u && (n - h + u - 1) / u * h > bound)
-			bound = (n - h + u - 1) / u * h;
-	}
-	return bound;
+	return vf_swgraph_leaf_bound(&c->g, c->sources, NULL);
 }
 
 /*

@@ -126,3 +126,22 @@ void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
 	queue[0] = root;
 	bfs_spread(g, dist, queue, 1);
 }
+
+uint64_t vf_swgraph_leaf_bound(const struct vf_swgraph *g,
+			       const uint32_t *hosts,
+			       const uint32_t *links_end)
+{
+	uint64_t n = 0, bound = 0;
+
+	for (uint32_t s = 0; s < g->nsw; s++)
+		n += hosts[s];
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		uint64_t h = hosts[s], u = (links_end ? links_end[s] :
+					     g->hop_start[s + 1]) -
+					    g->hop_start[s];
+
+		if (h && u && (n - h + u - 1) / u * h > bound)
+			bound = (n - h + u - 1) / u * h;
+	}
+	return bound;
+}

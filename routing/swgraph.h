@@ -40,6 +40,18 @@ void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
 void vf_swgraph_bfs_from(const struct vf_swgraph *g, const bool *roots,
 			 uint16_t *dist, uint32_t *queue);
 
+/*
+ * The leaf-uplink bound of destination-based tables under all-to-all
+ * traffic to base LIDs: a switch with H of the N end ports and U links
+ * toward the others sends each other port's LID out of one of them with
+ * all H routes, so one link carries at least ceil((N - H) / U) * H.
+ * hosts[s]: end ports at switch s; links_end[s]: where s's counted hops
+ * end (they start at hop_start[s]; NULL: all of s's hops count).
+ */
+uint64_t vf_swgraph_leaf_bound(const struct vf_swgraph *g,
+			       const uint32_t *hosts,
+			       const uint32_t *links_end);
+
 /* The switch number behind port p's usable link, or VF_NONE. */
 uint32_t vf_peer_switch(const struct vf_fabric *f, const struct vf_port *p);
 

@@ -25,14 +25,6 @@ import vftest
 OPTS = "log_level=info"
 
 
-def degraded():
-    """8x8+4 with 2 of its 32 leaf-spine cables (about 5%) and a host
-    missing."""
-    fab = topogen.fattree2(leaves=8, spines=4, hosts=8)
-    fab.remove_link_spec("L002:S003")
-    fab.remove_link_spec("L006:S001")
-    fab.remove_host_spec("cn0020")
-    return fab
 
 
 def ft3_degraded():
@@ -96,7 +88,7 @@ def cases():
         ("ft3-k12", k_ary3(12), [], OPTS, "bound", True),
         ("ft3-k14", k_ary3(14), [], OPTS, "bound", True),
         ("ft3-k24-1pct", k24_degraded(), [], OPTS, "near", True),
-        ("degraded", degraded(), [], OPTS, "near", True),
+        ("degraded", vftest.degraded_ft2(), [], OPTS, "near", True),
         ("ft3-degraded", ft3_degraded(), [], OPTS, "near", True),
         ("groups", ft, [], OPTS + " core_switches=" +
          ",".join(hex(g) for g in spines) + " route_last=" +

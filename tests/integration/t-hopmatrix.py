@@ -32,13 +32,6 @@ OPTS = "log_level=info"
 BUILT = re.compile(r"vfabric: (\w+): min-hop matrices of (\d+) switches")
 
 
-def degraded():
-    """8x8+4 with two leaf-spine cables and a host missing."""
-    fab = topogen.fattree2(leaves=8, spines=4, hosts=8)
-    fab.remove_link_spec("L002:S003")
-    fab.remove_link_spec("L006:S001")
-    fab.remove_host_spec("cn0020")
-    return fab
 
 
 def cases():
@@ -55,7 +48,7 @@ def cases():
          "fattree", [], OPTS),
         ("torus", topogen.grid((3, 3), torus=True, hosts=2), "shortestpath",
          [], OPTS + " loop_fallback=off"),
-        ("degraded", degraded(), "dgshortestpath", ["lmc 2"], OPTS),
+        ("degraded", vftest.degraded_ft2(), "dgshortestpath", ["lmc 2"], OPTS),
     ]
 
 

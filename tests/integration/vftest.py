@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 
+import topogen
 import vfsim
 
 TOP_SRCDIR = os.environ.get(
@@ -28,6 +29,16 @@ VFABRIC_SA = os.path.abspath(os.environ.get(
 PLUGIN_DIR = os.environ.get("VF_PLUGIN_DIR",
                             os.path.join(TOP_BUILDDIR, "plugin", ".libs"))
 NET_EXAMPLES = "/usr/share/doc/ibsim-utils/net-examples"
+
+
+def degraded_ft2():
+    """The 2-level tree 8x8+4 with two leaf-spine cables and a host
+    missing (t-fattree, t-hopmatrix)."""
+    fab = topogen.fattree2(leaves=8, spines=4, hosts=8)
+    fab.remove_link_spec("L002:S003")
+    fab.remove_link_spec("L006:S001")
+    fab.remove_host_spec("cn0020")
+    return fab
 
 
 def start(tap):
