@@ -4,12 +4,15 @@
 # Installs only what is missing; needs root (or sudo) when something is.
 # clang and libclang-rt-14-dev (libclang_rt.fuzzer): the fuzz targets;
 # time (/usr/bin/time): make bench's peak memory of offline routings.
+# debhelper, dpkg-dev, fakeroot, lintian: the Debian packages
+# (scripts/build-deb.sh).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config python3 valgrind
 python3-matplotlib time
 opensm libopensm-dev libibumad-dev libxml2-dev
 ibsim-utils libumad2sim0 infiniband-diags iproute2 iputils-ping
-clang libclang-rt-14-dev"
+clang libclang-rt-14-dev
+debhelper dpkg-dev fakeroot lintian"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

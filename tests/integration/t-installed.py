@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""`make install` puts libvfabric.so where OpenSM's plain
-dlopen("libvfabric.so") finds it: stock OpenSM, no LD_LIBRARY_PATH,
-loads the installed plugin and routes with shortestpath.
+"""The installed plugin (`make install`, or the Debian package) is where
+OpenSM's plain dlopen("libvfabric.so") finds it: stock OpenSM, no
+LD_LIBRARY_PATH, loads it and routes with shortestpath.
 
-Runs when VF_TEST_INSTALLED=1 (CI installs first: scripts/test.sh with
-VF_INSTALL_FIRST=1); otherwise it skips, since a developer's installed copy
-may be older than the tree.
+Runs when VF_TEST_INSTALLED=1 (CI installs the packages first:
+scripts/test.sh with VF_INSTALL_FIRST=1); otherwise it skips, since a
+developer's installed copy may be older than the tree.  With
+VF_TEST_PACKAGE=1 it also checks that the plugin and the tools are the
+packages' files, and the README.Debian recipe: an opensm.conf made by
+`opensm -c` with the plugin's lines appended is what OpenSM runs with.
 """
 
 import os
@@ -24,6 +27,52 @@ def installed_path():
         if line.strip().startswith("libvfabric.so "):
             return line.split("=>")[-1].strip()
     return None
+
+
+def owner(path):
+    """The Debian package that owns `path`, or None."""
+    r = subprocess.run(["dpkg", "-S", os.path.realpath(path)],
+                       capture_output=True, text=True)
+    return r.stdout.split(":")[0] if r.returncode == 0 else None
+
+
+RECIPE = ["event_plugin_name vfabric",
+          "event_plugin_options log_level=info check_routes=on",
+          "routing_engine shortestpath,minhop",
+          "force_log_flush TRUE"]
+
+
+def check_package(tap, path, workdir):
+    """The packaged files, and README.Debian's opensm.conf recipe."""
+    tap.ok(owner(path) == "opensm-vfabric",
+           "the plugin OpenSM finds is package opensm-vfabric's", path)
+    for tool in ("vfabric", "vfabric-sa", "vfabric-em"):
+        exe = os.path.join("/usr/bin", tool)
+        tap.ok(owner(exe) == "opensm-vfabric-tools",
+               f"{exe} is package opensm-vfabric-tools's")
+        r = subprocess.run([exe, "--help"], capture_output=True, text=True)
+        tap.ok(r.returncode == 0 and "usage" in r.stdout.lower(),
+               f"the packaged {tool} runs (--help)", r.stderr[-300:])
+    for doc in ("README.Debian", "docs/vfabrics.md.gz", "copyright"):
+        doc = os.path.join("/usr/share/doc/opensm-vfabric", doc)
+        tap.ok(os.path.exists(doc), f"{doc} is installed")
+    made = os.path.join(workdir, "recipe.conf")
+    dumped = os.path.join(workdir, "recipe-effective.conf")
+    opensm = vfsim.find_tool("opensm")
+    r = subprocess.run([opensm, "-c", made], capture_output=True,
+                       text=True, timeout=60)
+    tap.ok(r.returncode == 0 and os.path.exists(made),
+           "opensm -c writes a template opensm.conf", r.stdout[-300:])
+    with open(made, "a") as f:
+        f.write("\n".join(RECIPE) + "\n")
+    r = subprocess.run([opensm, "-F", made, "-c", dumped],
+                       capture_output=True, text=True, timeout=60)
+    effective = open(dumped).read().splitlines() if os.path.exists(
+        dumped) else []
+    missing = [line for line in RECIPE if line not in effective]
+    tap.ok(r.returncode == 0 and not missing,
+           "README.Debian's appended lines are the settings OpenSM reads",
+           missing)
 
 
 def main():
@@ -49,6 +98,8 @@ def main():
         tap.ok("shortestpath tables configured on all switches" in log,
                "and routed the fabric with shortestpath")
         sim.stop_opensm()
+        if os.environ.get("VF_TEST_PACKAGE") == "1":
+            check_package(tap, path, sim.workdir)
     tap.done()
 
 
