@@ -65,7 +65,7 @@ for t in ${FUZZ_TARGETS:?}; do
 	link=
 	case $t in
 	xmlconf|pconf) srcs="$srcs fuzz/resolve.c" ;;
-	options) srcs="$srcs plugin/options.c"
+	options) srcs="$srcs plugin/options.c plugin/options_show.c"
 	    extra=$OPENSM_CPPFLAGS ;;
 	sa) srcs="$srcs fuzz/sa-subnet.c fuzz/sa-opensm.c plugin/sa_path.c plugin/sa_mcast.c plugin/sa_service.c plugin/sa_budget.c plugin/nodedesc.c plugin/subnet.c plugin/options.c"
 	    extra=$OPENSM_CPPFLAGS

@@ -87,6 +87,62 @@ static void check_redacted(const char *text)
 	free(shown);
 }
 
+/* A value the described line shows as "not set": it cannot round-trip. */
+static bool looks_unset(const char *v)
+{
+	return v && !strcmp(v, "-");
+}
+
+/*
+ * The effective settings the plugin logs at start say what runs: parsed
+ * on the defaults, without what the line does not show (unset "-" values,
+ * the two keys), they describe the same settings.
+ */
+static void check_described(const struct vf_options *o)
+{
+	char *line = vf_options_describe(o), *copy, *again;
+	char *tok, *save = NULL, *shown;
+	struct vf_options back;
+
+	if (!line || looks_unset(o->config) || looks_unset(o->order_text) ||
+	    looks_unset(o->ar_key_file) || looks_unset(o->em_key_file)) {
+		free(line);
+		return;
+	}
+	vf_options_default(&back);
+	copy = strdup(line);
+	shown = calloc(1, strlen(line) + 2);
+	for (tok = copy && shown ? strtok_r(copy, " ", &save) : NULL; tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		const char *val = strchr(tok, '=');
+
+		/* the parser takes settings of up to 1023 characters */
+		if (strlen(tok) > 1023)
+			goto out;
+		if (val && (!strcmp(val + 1, "-") ||
+			    !strncmp(tok, "em_key=", 7) ||
+			    !strncmp(tok, "ar_key=", 7)))
+			continue;
+		strcat(strcat(shown, tok), " ");
+	}
+	if (shown) {
+		/* a bad value would keep a default: the lines then differ */
+		vf_options_parse(&back, shown);
+		back.ar_key = o->ar_key;
+		back.em_key = o->em_key;
+		again = vf_options_describe(&back);
+		VF_FUZZ_CHECK(!again || !strcmp(line, again),
+			      "described settings differ after a round trip:\n%.300s\n%.300s",
+			      line, again);
+		free(again);
+	}
+out:
+	vf_options_free(&back);
+	free(shown);
+	free(copy);
+	free(line);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = vf_fuzz_string(data, size);
@@ -100,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(&o);
 	vf_options_parse(&o, text);
 	check(&o);
+	check_described(&o);
 	vf_options_free(&o);
 	free(text);
 	return 0;

@@ -184,4 +184,11 @@ unsigned vf_options_parse(struct vf_options *o, const char *text);
  */
 char *vf_options_redacted(const char *text);
 
+/*
+ * Every setting with its effective value, defaults included, as one line
+ * of key=value pairs ("-": not set, the vFabric file decides); keys
+ * never shown (plugin/options_show.c).  malloc'd; NULL when out of memory.
+ */
+char *vf_options_describe(const struct vf_options *o);
+
 #endif /* VF_OPTIONS_H */

@@ -12,6 +12,7 @@
 #include <opensm/osm_opensm.h>
 #include <opensm/osm_version.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,12 @@
 #define VF_OSM_VERSION OSM_VERSION
 #endif
 
+/*
+ * Errors go to OpenSM's log and to standard error, which systemd keeps in
+ * the journal (Debian's opensm@.service), and OpenSM's log is flushed:
+ * with its default force_log_flush FALSE an error may sit unseen in the
+ * buffer for minutes.
+ */
 static void log_to_osm(void *ctx, enum vf_log_level level, const char *msg)
 {
 	osm_log_t *log = ctx;
@@ -30,6 +37,9 @@ static void log_to_osm(void *ctx, enum vf_log_level level, const char *msg)
 	switch (level) {
 	case VF_LOG_ERROR:
 		osm_log(log, OSM_LOG_ERROR, "vfabric: %s\n", msg);
+		fprintf(stderr, "opensm-vfabric: %s\n", msg);
+		if (log->out_port)
+			fflush(log->out_port);
 		break;
 	case VF_LOG_WARN:
 		/* OpenSM has no warning level; INFO is on by default */
@@ -54,6 +64,49 @@ static bool abi_looks_right(osm_opensm_t *osm)
 	const char *name = osm->subn.opt.event_plugin_name;
 
 	return osm->subn.p_osm == osm && name && strstr(name, "vfabric");
+}
+
+/* What the policy is after the configuration was first read. */
+static const char *policy_summary(const struct vf_plugin *p, char *buf,
+				  size_t size)
+{
+	if (p->config)
+		snprintf(buf, size, "vFabric policy from %s", p->config_from);
+	else if (p->fallback == VF_FALLBACK_DENY)
+		snprintf(buf, size,
+			 "no usable vFabric configuration: tenants kept apart (on_config_error)");
+	else if (p->fallback == VF_FALLBACK_OPEN)
+		snprintf(buf, size,
+			 "no usable vFabric configuration: OpenSM's default policy (on_config_error=open)");
+	else
+		snprintf(buf, size, "no vFabric configuration: OpenSM's partitions");
+	return buf;
+}
+
+/*
+ * One line on standard error (the journal under systemd) once the plugin
+ * is up: what runs, and where its log is; the effective settings in the
+ * log.  An admin sees at a glance that the plugin is there, and where to
+ * look when something is wrong.
+ */
+static void say_started(const struct vf_plugin *p)
+{
+	const osm_subn_opt_t *opt = &p->osm->subn.opt;
+	char policy[700];
+	char *settings = vf_options_describe(&p->opts);
+
+	vf_log(VF_LOG_INFO, "effective settings: %s",
+	       settings ? settings : "(out of memory)");
+	free(settings);
+	fprintf(stderr,
+		"opensm-vfabric " PACKAGE_VERSION " loaded into %s: routing_engine %s; %s; log %s%s\n",
+		VF_OSM_VERSION,
+		opt->routing_engine_names ? opt->routing_engine_names :
+		"(OpenSM's default)",
+		policy_summary(p, policy, sizeof(policy)),
+		opt->log_file ? opt->log_file : "(none)",
+		opt->force_log_flush ? "" :
+		" (force_log_flush FALSE: OpenSM writes it late; errors also here)");
 }
 
 /*
@@ -118,6 +171,7 @@ static void *vf_create(osm_opensm_t *osm)
 	/* after the last failure exit: OpenSM keeps the handlers */
 	vf_sa_install(p);
 	instances++;
+	say_started(p);
 	return p;
 }
 

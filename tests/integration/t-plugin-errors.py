@@ -7,7 +7,10 @@ with the real OpenSM in ibsim:
     clear message naming the version, and the fabric still comes up (with
     OpenSM's fallback engine);
   * bad event_plugin_options: each bad setting is named with ERR VF0102,
-    the plugin keeps its defaults and routes;
+    in the log and on standard error (the journal under systemd); the
+    plugin keeps its defaults, logs the settings in effect, and routes;
+  * the plugin says it started, on standard error: version, engines,
+    policy and where its log is;
   * the plugin listed twice: the second copy is refused with a clear
     message, and the first carries on, logging and routing;
   * our engine's tables with a credit loop (shortestpath on a torus):
@@ -25,12 +28,17 @@ import vftest
 
 def run(tap, net, label, conf, check):
     """Start a fabric with `conf`, wait for SUBNET UP, hand the log to
-    `check(log)`."""
+    `check(log)` (or `check(log, stderr)` for a check taking two)."""
     with vfsim.Sim(net, label, tap=tap) as sim:
         sim.start_ibsim()
-        sim.start_opensm(conf_lines=conf, plugin_dir=vftest.PLUGIN_DIR)
+        osm = sim.start_opensm(conf_lines=conf,
+                               plugin_dir=vftest.PLUGIN_DIR)
         sim.wait_subnet_up()
-        check(sim.log_text())
+        if check.__code__.co_argcount == 2:
+            stderr = os.path.join(os.path.dirname(osm.log), "stdout")
+            check(sim.log_text(), vfsim.read_from(stderr, 0))
+        else:
+            check(sim.log_text())
         tap.ok(sim.stop_opensm() == 0, f"{label}: OpenSM exits cleanly")
 
 
@@ -60,6 +68,33 @@ def bad_options(tap, log):
            "bad options: the plugin still routes")
     tap.ok(re.search(r"vfabric: shortestpath check: unreachable 0/", log),
            "bad options: check_routes kept its default (on)")
+
+
+def bad_options_seen(tap, log, stderr):
+    bad_options(tap, log)
+    errs = [line for line in stderr.splitlines()
+            if line.startswith("opensm-vfabric: ERR VF0102")]
+    tap.ok(len(errs) == 3, "bad options: the three errors are on stderr "
+           "too", stderr[-2000:])
+    started = [line for line in stderr.splitlines()
+               if line.startswith("opensm-vfabric ") and "loaded into "
+               "OpenSM" in line]
+    tap.ok(len(started) == 1 and "routing_engine shortestpath" in
+           started[0] and "no vFabric configuration" in started[0]
+           and " log " in started[0],
+           "started: one line on stderr with engines, policy and log",
+           started)
+    effective = re.search(r"vfabric: effective settings: (.*)", log)
+    pairs = dict(kv.split("=", 1) for kv in
+                 effective.group(1).split()) if effective else {}
+    tap.ok(pairs.get("check_routes") == "on" and
+           pairs.get("config_poll") == "7" and
+           pairs.get("log_level") == "info" and
+           pairs.get("route_stability") == "on" and
+           pairs.get("ar_key", "").startswith("<"),
+           "the log has the settings in effect: a bad value as its "
+           "default, a given one, an untouched default, no key",
+           effective.group(0) if effective else "no line")
 
 
 def loaded_twice(tap, log):
@@ -100,8 +135,9 @@ def main():
     conf[0] = "event_plugin_name vfabric-badversion"
     run(tap, net, "mismatch", conf, lambda log: version_mismatch(tap, log))
     run(tap, net, "badopts", vftest.plugin_conf(
-        options="colour=blue check_routes=maybe justaword log_level=info"),
-        lambda log: bad_options(tap, log))
+        options="colour=blue check_routes=maybe justaword log_level=info "
+        "config_poll=7"),
+        lambda log, stderr: bad_options_seen(tap, log, stderr))
     conf = vftest.plugin_conf()
     conf[0] = "event_plugin_name vfabric vfabric"
     run(tap, net, "twice", conf, lambda log: loaded_twice(tap, log))

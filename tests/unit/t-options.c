@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /* event_plugin_options parsing: good settings, and every kind of bad one. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "plugin/options.h"
 #include "tap.h"
@@ -102,6 +105,52 @@ static void test_groups(void)
 	vf_options_free(&o);
 	OK(!o.num_dgs && !o.dgs && !o.num_routing_order &&
 	   !o.num_order_names && !o.order_text, "free empties everything");
+}
+
+/* Does the described line hold the pair "key=value" (a whole token)? */
+static bool has_pair(const char *line, const char *pair)
+{
+	size_t n = strlen(pair);
+
+	for (const char *at = line; (at = strstr(at, pair)); at++)
+		if ((at == line || at[-1] == ' ') && (!at[n] || at[n] == ' '))
+			return true;
+	return false;
+}
+
+/* The settings in effect, as the plugin logs them at start. */
+static void test_describe(void)
+{
+	struct vf_options o;
+	char *line;
+
+	vf_options_default(&o);
+	line = vf_options_describe(&o);
+	OK(line && has_pair(line, "log_level=info") &&
+	   has_pair(line, "check_routes=on") && has_pair(line, "config=-") &&
+	   has_pair(line, "on_config_error=last-good") &&
+	   has_pair(line, "sa_record_budget=262144") &&
+	   has_pair(line, "ar_key=<random>") &&
+	   has_pair(line, "hop_matrices=plugin"),
+	   "defaults described: levels, files, budgets, random keys");
+	free(line);
+	vf_options_parse(&o, "log_level=warn ar_key=0x5eC12e7 em_key_file=/k "
+			 "dg_st=desc:stor*,0x2 routing_order=st "
+			 "check_routes=maybe path_selection=pairwise ar_frequency=3");
+	line = vf_options_describe(&o);
+	OK(line && has_pair(line, "log_level=warn") &&
+	   has_pair(line, "check_routes=on") &&
+	   has_pair(line, "dg_st=0x2,desc:stor*") &&
+	   has_pair(line, "routing_order=st") &&
+	   has_pair(line, "path_selection=Pairwise") &&
+	   has_pair(line, "ar_frequency=3") &&
+	   has_pair(line, "ar_threshold=-") &&
+	   has_pair(line, "em_key=<file>") && has_pair(line, "em_key_file=/k"),
+	   "given settings described as applied, a bad value as its default");
+	OK(line && !strstr(line, "5ec12e7") && !strstr(line, "5eC12e7") &&
+	   has_pair(line, "ar_key=<hidden>"), "a key's value is never described");
+	free(line);
+	vf_options_free(&o);
 }
 
 int main(void)
@@ -240,6 +289,7 @@ int main(void)
 	vf_options_free(&o);
 	EQ_U(o.core_switches.count, 0, "free empties the lists");
 	test_groups();
+	test_describe();
 	vf_log_set_sink(NULL, NULL);
 	return tap_done();
 }
