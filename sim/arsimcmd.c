@@ -26,6 +26,7 @@
 #include "sim/arsimcmd.h"
 
 #define EXIT_PLOT 1
+#define EXIT_FOUND 1	/* an error in the run (said), results shown */
 #define EXIT_USAGE 2
 #define MAX_FAIL_LINKS 64
 
@@ -85,6 +86,7 @@ struct reroute {
 	struct vf_ar_tables ar;
 };
 
+/* One line saying what is wrong, and where the usage is. */
 static int __attribute__((format(printf, 1, 2)))
 bad(const char *fmt, ...)
 {
@@ -94,8 +96,33 @@ bad(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", usage_line);
+	fprintf(stderr, "\nTry 'vfabric arsim --help'.\n");
 	return EXIT_USAGE;
+}
+
+/*
+ * The library's messages during a run: each said once (the AR tables of
+ * the fabric and of its re-routing, and the engines tried, would repeat
+ * the same credit loop), errors counted for the exit status.
+ */
+struct log_once {
+	char last[8][256];
+	unsigned n, errors;
+};
+
+static void log_once_sink(void *ctx, enum vf_log_level level,
+			  const char *msg)
+{
+	static const char *const names[] = { "error", "warning", "info",
+					     "debug" };
+	struct log_once *l = ctx;
+
+	for (unsigned i = 0; i < l->n && i < 8; i++)
+		if (!strncmp(l->last[i], msg, sizeof(l->last[i]) - 1))
+			return;
+	snprintf(l->last[l->n++ % 8], sizeof(l->last[0]), "%s", msg);
+	l->errors += level == VF_LOG_ERROR;
+	fprintf(stderr, "vfabric: %s: %s\n", names[level], msg);
 }
 
 static int parse_uint(const char *s, unsigned max, unsigned *v)
@@ -263,8 +290,13 @@ static int fail_link(const struct vf_fabric *f, const char *spec, bool *down)
 	if (errno || end != colon || parse_uint(colon + 1, VF_MAX_PORTS, &port))
 		return bad("--fail-link takes GUID:PORT, not '%s'", spec);
 	node = vf_fabric_find_guid(f, guid);
+	/* a CA's port GUID, as LFT dumps name it, names its node too */
+	slot = node == VF_NONE ? vf_fabric_end_port(f, guid) : VF_NONE;
+	if (slot != VF_NONE)
+		node = f->ports[slot].node;
 	if (node == VF_NONE)
-		return bad("--fail-link %s: no node with that GUID", spec);
+		return bad("--fail-link %s: no node or port with that GUID",
+			   spec);
 	slot = vf_fabric_port(f, node, port);
 	if (!port || slot == VF_NONE || f->ports[slot].remote == VF_NONE)
 		return bad("--fail-link %s: no link on that port", spec);
@@ -824,25 +856,26 @@ int vf_cmd_arsim(int argc, char **argv)
 	struct vf_err err = { "" };
 	struct vf_fabric *f = NULL;
 	struct reroute rr = { 0 };
+	struct log_once logged = { .n = 0 };
 	bool *down = NULL, failed;
 	int rc = parse(argc, argv, &a);
 
 	if (rc)
 		return rc;
 	rc = EXIT_USAGE;
+	vf_log_set_sink(log_once_sink, &logged);
 	f = vf_load_routed(a.topo, a.lfts, 0, &t, &err);
 	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
 	}
-	if (ar_tables(&a, f, &t, &ar))
-		goto out;
 	down = calloc(f->num_ports + 1, sizeof(*down));
 	res.per_run = calloc(a.runs, sizeof(*res.per_run));
 	if (!down || !res.per_run) {
 		fprintf(stderr, "vfabric: out of memory\n");
 		goto out;
 	}
+	/* the arguments first: a bad link is the one thing said */
 	for (unsigned i = 0; i < a.num_fail_links; i++)
 		if (fail_link(f, a.fail_links[i], down))
 			goto out;
@@ -853,6 +886,8 @@ int vf_cmd_arsim(int argc, char **argv)
 			a.topo, a.fail_random);
 		goto out;
 	}
+	if (ar_tables(&a, f, &t, &ar))
+		goto out;
 	failed = any(down, f->num_ports);
 	if (failed && plan_reroute(&a, f, &t, down, &rr))
 		goto out;
@@ -861,7 +896,12 @@ int vf_cmd_arsim(int argc, char **argv)
 			    &res))
 			goto out;
 	rc = report(&a, &res, f, failed ? down : NULL, &rr);
+	/* e.g. AR tables left empty for a credit loop: the adaptive
+	 * figures are static routing's, not what was asked */
+	if (!rc && logged.errors)
+		rc = EXIT_FOUND;
 out:
+	vf_log_set_sink(NULL, NULL);
 	vf_ar_free(&rr.ar);
 	vf_lfts_free(&rr.t);
 	free(res.hist_s);
