@@ -24,6 +24,7 @@
 #include "routing/lidkeep.h"
 #include "routing/log.h"
 #include "sim/arsimcmd.h"
+#include "sim/progress.h"
 
 #define EXIT_PLOT 1
 #define EXIT_FOUND 1	/* an error in the run (said), results shown */
@@ -39,12 +40,13 @@ static const char usage_line[] =
 	"       [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
 	"       [--rounds N] [--no-backpressure] [--no-notify]\n"
 	"       [--engine NAME] [--no-route-stability] [--reroute-lfts FILE]\n"
-	"       [--json FILE|-] [--plot PNG]\n";
+	"       [--json FILE|-] [--plot PNG] [--quiet | --progress]\n";
 
 struct arsim_args {
 	const char *topo, *lfts, *ardump, *json, *plot;
 	const char *engine, *reroute_out;	/* --engine, --reroute-lfts */
 	bool no_stability;			/* --no-route-stability */
+	enum vf_progress_mode progress;		/* --quiet, --progress */
 	enum vf_flow_pattern pattern;
 	unsigned shift, runs, fail_random, num_fail_links;
 	uint32_t seed;
@@ -92,6 +94,7 @@ bad(const char *fmt, ...)
 {
 	va_list ap;
 
+	vf_progress_end();
 	fprintf(stderr, "vfabric: arsim: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -122,7 +125,9 @@ static void log_once_sink(void *ctx, enum vf_log_level level,
 			return;
 	snprintf(l->last[l->n++ % 8], sizeof(l->last[0]), "%s", msg);
 	l->errors += level == VF_LOG_ERROR;
+	vf_progress_hold();
 	fprintf(stderr, "vfabric: %s: %s\n", names[level], msg);
+	vf_progress_release();
 }
 
 static int parse_uint(const char *s, unsigned max, unsigned *v)
@@ -179,6 +184,8 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		{ "reroute-lfts", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "progress", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -200,6 +207,8 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		case 'N': a->prm.notify = false; break;
 		case 'S': a->no_stability = true; break;
 		case 'o': a->reroute_out = optarg; break;
+		case 'Q': a->progress = VF_PROGRESS_OFF; break;
+		case 'G': a->progress = VF_PROGRESS_ON; break;
 		case 'e':
 			if (!vf_engine_find(optarg))
 				return bad("unknown engine '%s' (see 'vfabric engines')",
@@ -314,6 +323,7 @@ static int ar_tables(const struct arsim_args *a, const struct vf_fabric *f,
 	if (a->ardump) {
 		if (!vf_ar_load(a->ardump, f, ar, &err))
 			return 0;
+		vf_progress_end();
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
@@ -321,6 +331,7 @@ static int ar_tables(const struct arsim_args *a, const struct vf_fabric *f,
 	cfg.enable = cfg.fine_grained = true;
 	if (!vf_ar_compute(f, t, &cfg, NULL, ar))
 		return 0;
+	vf_progress_end();
 	fprintf(stderr, "vfabric: out of memory\n");
 	return EXIT_USAGE;
 }
@@ -401,9 +412,11 @@ static int write_reroute(const struct arsim_args *a,
 
 	if (out && fclose(out) && !rc)
 		rc = -errno;
-	if (rc)
+	if (rc) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->reroute_out,
 			strerror(-rc));
+	}
 	return rc ? EXIT_USAGE : 0;
 }
 
@@ -416,9 +429,11 @@ static int plan_reroute(const struct arsim_args *a, struct vf_fabric *f,
 	int rc;
 
 	choose_engine(a, f, t, rr);
+	vf_progress("re-routing without the failed links (%s)", rr->e->name);
 	rc = vf_arflow_reroute(f, down, rr->e, rr->stability ? &prev : NULL,
 			       &rr->t, &rr->ar);
 	if (rc) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: arsim: %s cannot re-route %s without the failed links: %s\n",
 			rr->e->name, a->topo, strerror(-rc));
 		return EXIT_USAGE;
@@ -445,6 +460,7 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 	other.backpressure = !prm.backpressure;
 	rc = vf_flows_make(f, a->pattern, a->seed + run, a->shift, &fl);
 	if (rc == -EINVAL) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->topo,
 			a->pattern == VF_FLOW_SHIFT && a->shift ?
 			"the shift is a multiple of the number of end ports" :
@@ -506,6 +522,7 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 	vf_flows_free(&fl);
 	return 0;
 nomem:
+	vf_progress_end();
 	fprintf(stderr, "vfabric: out of memory\n");
 	free(ls);
 	free(la);
@@ -863,15 +880,19 @@ int vf_cmd_arsim(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = EXIT_USAGE;
+	vf_progress_setup(a.progress);
 	vf_log_set_sink(log_once_sink, &logged);
+	vf_progress("reading %s and %s", a.topo, a.lfts);
 	f = vf_load_routed(a.topo, a.lfts, 0, &t, &err);
 	if (!f) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
 	}
 	down = calloc(f->num_ports + 1, sizeof(*down));
 	res.per_run = calloc(a.runs, sizeof(*res.per_run));
 	if (!down || !res.per_run) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: out of memory\n");
 		goto out;
 	}
@@ -882,25 +903,32 @@ int vf_cmd_arsim(int argc, char **argv)
 	if (a.fail_random &&
 	    vf_arflow_fail_random(f, down, a.fail_random, a.seed) <
 	    a.fail_random) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: arsim: %s has fewer than %u switch-to-switch links\n",
 			a.topo, a.fail_random);
 		goto out;
 	}
+	vf_progress("adaptive-routing tables");
 	if (ar_tables(&a, f, &t, &ar))
 		goto out;
 	failed = any(down, f->num_ports);
 	if (failed && plan_reroute(&a, f, &t, down, &rr))
 		goto out;
-	for (unsigned i = 0; i < a.runs; i++)
+	for (unsigned i = 0; i < a.runs; i++) {
+		vf_progress("%s traffic: run %u/%u",
+			    vf_flow_pattern_name(a.pattern), i + 1, a.runs);
 		if (one_run(&a, f, &t, &ar, failed ? down : NULL, &rr, i,
 			    &res))
 			goto out;
+	}
+	vf_progress_end();
 	rc = report(&a, &res, f, failed ? down : NULL, &rr);
 	/* e.g. AR tables left empty for a credit loop: the adaptive
 	 * figures are static routing's, not what was asked */
 	if (!rc && logged.errors)
 		rc = EXIT_FOUND;
 out:
+	vf_progress_end();
 	vf_log_set_sink(NULL, NULL);
 	vf_ar_free(&rr.ar);
 	vf_lfts_free(&rr.t);

@@ -54,9 +54,10 @@ static int sniff(const char *path)
 
 /*
  * A file with errors, more than twice as many as its statements that read
- * as partitions.conf (most often none), and that is no XML either (an opensm.conf, a binary, JSON, a README): one
- * short message naming what was expected and the first error, instead of
- * a hundred that each echo a piece of the file.
+ * as partitions.conf (most often none), and that is no XML either (an
+ * opensm.conf, a binary, JSON, a README): one short message naming what
+ * was expected and the first error, instead of a hundred that each echo
+ * a piece of the file.
  */
 static bool unrecognised(const char *path, const struct vf_config *c,
 			 const struct vf_diag *d)
@@ -96,9 +97,10 @@ static bool unrecognised(const char *path, const struct vf_config *c,
 
 /*
  * Load path into c, printing every diagnostic; *warnings counts the
- * warnings.  0 clean, 1 errors, 3 not a configuration at all (said).  A file that defines no VirtualFabric or
- * partition (empty, blank, comment-only) is an error: it would give the
- * fabric no policy at all, and the plugin does not apply one.
+ * warnings.  0 clean, 1 errors, 3 not a configuration at all (said).  A
+ * file that defines no VirtualFabric or partition (empty, blank,
+ * comment-only) is an error: it would give the fabric no policy at all,
+ * and the plugin does not apply one.
  */
 static int load_report(const char *path, struct vf_config *c,
 		       unsigned *warnings)

@@ -9,8 +9,12 @@ an ibsim net file without LIDs with stock OpenSM's own opensm-lfts.dump
 progress on a terminal only; route refusing to flood a terminal."""
 
 import os
+import pty
 import re
+import select
+import subprocess
 import tempfile
+import time
 
 import topogen
 import vfsim
@@ -181,6 +185,120 @@ def stock_dumps(tap, lmc):
                    res.stdout + res.stderr)
 
 
+def on_pty(argv, stdout_too=False, timeout=300):
+    """Run argv with standard error (and standard output if stdout_too)
+    on a pseudo-terminal; (exit code, stdout bytes, terminal bytes)."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL,
+                            stderr=slave,
+                            stdout=slave if stdout_too else subprocess.PIPE)
+    os.close(slave)
+    got = {master: bytearray()}
+    if not stdout_too:
+        got[proc.stdout.fileno()] = bytearray()
+    open_fds = set(got)
+    end = time.monotonic() + timeout
+    while open_fds and time.monotonic() < end:
+        ready, _, _ = select.select(list(open_fds), [], [], 1)
+        for fd in ready:
+            try:
+                data = os.read(fd, 1 << 16)
+            except OSError:     # EIO: the terminal's last writer left
+                data = b""
+            if data:
+                got[fd] += data
+            else:
+                open_fds.discard(fd)
+    if open_fds:
+        proc.kill()
+    proc.wait()
+    os.close(master)
+    out = b""
+    if not stdout_too:
+        out = bytes(got[proc.stdout.fileno()])
+        proc.stdout.close()
+    return proc.returncode, out, bytes(got[master])
+
+
+def k16(tmp):
+    """A 3-level tree of 16-port switches: 1,024 hosts, 320 switches
+    (its dump: 30 MB), routed."""
+    net = os.path.join(tmp, "k16.net")
+    dump = os.path.join(tmp, "k16.dump")
+    if not os.path.exists(dump):
+        topogen.fattree3(pods=16, leaves=8, aggs=8, cores=64, hosts=8,
+                         radix=16).write(net)
+        vftest.vfabric("route", "--topo", net, "-o", dump, check=True)
+    return net, dump
+
+
+def progress(tap, tmp):
+    """Point 2: a progress line on a terminal only, erased at the end."""
+    net, dump = k16(tmp)
+    arsim = [vftest.VFABRIC, "arsim", "--topo", net, "--lfts", dump,
+             "--fail", "1", "--runs", "12"]
+    rc, out, term = on_pty(arsim)
+    text = term.decode(errors="replace")
+    tap.ok(rc == 0 and out.startswith(b"pattern ") and
+           re.search(r"\rvfabric: perm traffic: run \d+/12: \d+\.\d s", text)
+           and text.endswith("\r\x1b[K"),
+           "arsim, standard error a terminal: a progress line (phase, "
+           "run i/N, seconds) redrawn in place and erased at the end",
+           repr(text[-600:]))
+    res = subprocess.run(arsim, capture_output=True, text=True, timeout=300)
+    tap.ok(res.returncode == 0 and res.stderr == "" and
+           res.stdout == out.decode(),
+           "arsim, standard error not a terminal: nothing on it, the same "
+           "table", res.stderr[-600:])
+    rc, out, term = on_pty(arsim + ["--quiet"])
+    tap.ok(rc == 0 and term == b"", "arsim --quiet: no progress line",
+           repr(term[-300:]))
+    res = subprocess.run(arsim + ["--progress"], capture_output=True,
+                         text=True, timeout=300)
+    tap.ok(res.returncode == 0 and "vfabric: perm traffic: run" in
+           res.stderr, "arsim --progress: the line also into a pipe",
+           res.stderr[-300:])
+    res = subprocess.run([vftest.VFABRIC, "check-routes", "--topo", net,
+                          "--lfts", dump, "--progress"],
+                         capture_output=True, timeout=300)
+    tap.ok(res.returncode == 0 and b"\rvfabric: reading " in res.stderr and
+           res.stderr.endswith(b"\r\x1b[K") and
+           res.stdout.startswith(b"reachability"),
+           "check-routes --progress: phases on standard error, erased",
+           res.stderr[-300:])
+
+
+def route_to_terminal(tap, tmp):
+    """Point 3: route without -o to a terminal: a dump of more than 10 MB
+    is refused (exit 2, nothing written) unless -o - asks for it."""
+    net, _ = k16(tmp)
+    rc, _, term = on_pty([vftest.VFABRIC, "route", "--topo", net],
+                         stdout_too=True)
+    text = term.decode(errors="replace")
+    tap.ok(rc == 2 and re.search(r"would write about \d+ MB \(320 "
+                                 r"switches x 1344 LIDs\) to the terminal; "
+                                 r"use -o FILE or redirect", text) and
+           "Unicast lids" not in text,
+           "route to a terminal: a large dump is refused, exit 2", text)
+    out = os.path.join(tmp, "k16-again.dump")
+    rc, _, term = on_pty([vftest.VFABRIC, "route", "--topo", net, "-o",
+                          out], stdout_too=True)
+    tap.ok(rc == 0 and os.path.getsize(out) > 10e6,
+           "... and written with -o FILE", term[-300:])
+    rc, _, term = on_pty([vftest.VFABRIC, "route", "--topo", net, "-o",
+                          "-"], stdout_too=True)
+    tap.ok(rc == 0 and term.count(b"Unicast lids") == 320,
+           "... and to the terminal with -o -", term[-300:])
+    rc, _, term = on_pty([vftest.VFABRIC, "route", "--topo", TREE],
+                         stdout_too=True)
+    tap.ok(rc == 0 and term.count(b"Unicast lids") == 6,
+           "a small dump still goes to the terminal", term[-300:])
+    res = subprocess.run([vftest.VFABRIC, "route", "--topo", net],
+                         capture_output=True, timeout=300)
+    tap.ok(res.returncode == 0 and len(res.stdout) > 10e6,
+           "a large dump into a pipe is written", res.stderr[-300:])
+
+
 def main():
     global TMP
     tap = vfsim.Tap()
@@ -191,6 +309,8 @@ def main():
         not_a_config(tap, tmp)
         typo_strict(tap, tmp)
         arsim_errors(tap)
+        progress(tap, tmp)
+        route_to_terminal(tap, tmp)
     if vfsim.missing_tools():
         tap.skip("stock OpenSM dumps", "missing "
                  + " ".join(vfsim.missing_tools()))

@@ -370,7 +370,7 @@ static void test_typo_hint(void)
 		erred |= d.v[i].level == VF_DIAG_ERROR;
 	}
 	if (!OK(warned && !erred,
-		"a mistyped element is a warning, no error (the plugin goes on)"))
+		"a mistyped element is a warning, not an error (the plugin goes on)"))
 		dump(&d);
 	if (!OK(said(&d, ":3: DeviceGroup 'G': element <NodeDecs>",
 		     "ignored (did you mean NodeDesc?)"),
@@ -379,7 +379,8 @@ static void test_typo_hint(void)
 	OK(said(&d, ":4: DeviceGroup 'G': element <nodeguid>",
 		"(did you mean NodeGUID?)"), "letter case: NodeGUID");
 	OK(said(&d, "element <Frobnicate> is not supported", NULL) &&
-	   !said(&d, "<Frobnicate>", "did you mean"), "no guess for <Frobnicate>");
+	   !said(&d, "<Frobnicate>", "did you mean"),
+	   "no guess for <Frobnicate>");
 	OK(said(&d, "element <PKey> is not supported", NULL) &&
 	   !said(&d, "<PKey>", "did you mean"),
 	   "no guess for a known element in the wrong place");
