@@ -21,6 +21,7 @@ static struct {
 	bool enabled, running, stop, drawn;
 	double first_draw;	/* seconds before the line first shows */
 	char phase[160];
+	char detail[128];	/* where the engine is (vf_log_progress) */
 	struct timespec start, phase_start;
 } pg = { .lock = PTHREAD_MUTEX_INITIALIZER,
 	 .wake = PTHREAD_COND_INITIALIZER };
@@ -61,8 +62,9 @@ static void draw(void)
 
 	if (!pg.phase[0] || since(&pg.start) < pg.first_draw)
 		return;
-	n = snprintf(line, sizeof(line), "vfabric: %s: %.1f s", pg.phase,
-		     since(&pg.phase_start));
+	n = snprintf(line, sizeof(line), "vfabric: %s: %.1f s%s%s", pg.phase,
+		     since(&pg.phase_start), pg.detail[0] ? ", " : "",
+		     pg.detail);
 	if (n < 0)
 		return;
 	if ((unsigned)n >= columns())
@@ -106,6 +108,14 @@ void vf_progress_log_sink(void *ctx, enum vf_log_level level,
 	vf_progress_release();
 }
 
+/* An engine's step, shown after the phase until the next phase. */
+static void engine_step(const char *where)
+{
+	pthread_mutex_lock(&pg.lock);
+	snprintf(pg.detail, sizeof(pg.detail), "%s", where);
+	pthread_mutex_unlock(&pg.lock);
+}
+
 void vf_progress_setup(enum vf_progress_mode mode)
 {
 	pg.enabled = mode == VF_PROGRESS_ON ||
@@ -113,6 +123,8 @@ void vf_progress_setup(enum vf_progress_mode mode)
 	/* asked for: from the start */
 	pg.first_draw = mode == VF_PROGRESS_ON ? 0 : FIRST_DRAW;
 	clock_gettime(CLOCK_MONOTONIC, &pg.start);
+	if (pg.enabled)
+		vf_log_set_progress(engine_step);
 }
 
 void vf_progress(const char *fmt, ...)
@@ -125,6 +137,7 @@ void vf_progress(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(pg.phase, sizeof(pg.phase), fmt, ap);
 	va_end(ap);
+	pg.detail[0] = '\0';
 	clock_gettime(CLOCK_MONOTONIC, &pg.phase_start);
 	if (!pg.running && !pthread_create(&pg.ticker, NULL, tick, NULL))
 		pg.running = true;
@@ -155,6 +168,7 @@ void vf_progress_end(void)
 		pthread_join(pg.ticker, NULL);
 	pg.running = false;
 	pg.enabled = false;
+	vf_log_set_progress(NULL);
 	pg.phase[0] = '\0';
 	erase();
 }

@@ -178,10 +178,11 @@ static const char usage_text[] =
 	"  engines\n"
 	"        list the routing engines\n"
 	"\n"
-	"  route, check-routes and arsim show what they are doing, on one\n"
-	"  line of standard error erased at the end, when standard error is\n"
-	"  a terminal and the work takes more than half a second; --quiet:\n"
-	"  never, --progress: also when it is not a terminal.\n"
+	"  route, check-routes and arsim show what they are doing (phase,\n"
+	"  seconds, fattree's pass) on one line of standard error, erased at\n"
+	"  the end, when standard error is a terminal and the work takes\n"
+	"  more than half a second; --quiet: never, --progress: also when it\n"
+	"  is not a terminal.\n"
 	"\n"
 	"  -h, --help      this text;  -V, --version   the version\n";
 
@@ -700,8 +701,7 @@ static int cmd_route(int argc, char **argv)
 	if (rc)
 		goto out_free;
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
-	vf_progress("routing %u hosts, %u switches with %s", count_hosts(f),
-		    f->num_switches, e->name);
+	vf_progress("routing %u hosts with %s", count_hosts(f), e->name);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!rc)
 		rc = e->route(f, &opts, &t);
