@@ -265,8 +265,8 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		case 'h':
 			fputs(usage_line, stdout);
 			exit(0);
-		default:
-			fputs(usage_line, stderr);
+		default:	/* getopt said what */
+			fputs("Try 'vfabric arsim --help'.\n", stderr);
 			return EXIT_USAGE;
 		}
 	}
