@@ -19,6 +19,7 @@ static struct {
 	pthread_cond_t wake;
 	pthread_t ticker;
 	bool enabled, running, stop, drawn;
+	bool paused;		/* vf_progress_pause(): not drawn */
 	double first_draw;	/* seconds before the line first shows */
 	char phase[160];
 	char detail[128];	/* where the engine is (vf_log_progress) */
@@ -60,7 +61,7 @@ static void draw(void)
 	char line[256];
 	int n;
 
-	if (!pg.phase[0] || since(&pg.start) < pg.first_draw)
+	if (!pg.phase[0] || pg.paused || since(&pg.start) < pg.first_draw)
 		return;
 	n = snprintf(line, sizeof(line), "vfabric: %s: %.1f s%s%s", pg.phase,
 		     since(&pg.phase_start), pg.detail[0] ? ", " : "",
@@ -153,6 +154,15 @@ void vf_progress_hold(void)
 
 void vf_progress_release(void)
 {
+	pthread_mutex_unlock(&pg.lock);
+}
+
+void vf_progress_pause(bool pause)
+{
+	pthread_mutex_lock(&pg.lock);
+	pg.paused = pause;
+	if (pause)
+		erase();
 	pthread_mutex_unlock(&pg.lock);
 }
 

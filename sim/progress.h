@@ -17,6 +17,8 @@ enum vf_progress_mode {
 	VF_PROGRESS_OFF,	/* --quiet */
 };
 
+#include <stdbool.h>
+
 #include "routing/log.h"
 
 /* Decide whether to show progress. */
@@ -36,6 +38,11 @@ void vf_progress(const char *fmt, ...)
  */
 void vf_progress_hold(void);
 void vf_progress_release(void);
+/*
+ * Erase the line and draw it no more (true) or again (false): around
+ * code that prints to standard error itself (may call vf_log).
+ */
+void vf_progress_pause(bool pause);
 /* Stop and erase the line; before output that may go to the terminal. */
 void vf_progress_end(void);
 

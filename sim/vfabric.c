@@ -412,8 +412,10 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 	struct vf_route_report r;
 	int k = -1;
 
+	vf_progress_pause(true);
 	if (tr && c->links && (k = links_class(c, tr)) < 0)
 		return EXIT_USAGE;
+	vf_progress_pause(false);
 	vf_progress("checking the routes");
 	if (vf_route_check(f, t, &r) ||
 	    (tr && vf_partload_compute(f, t, tr, &pl))) {
@@ -694,10 +696,12 @@ static int cmd_route(int argc, char **argv)
 		goto out_free;
 	}
 	rc = tty_dump_check(&c, f);
+	vf_progress_pause(true);	/* the config's messages */
 	if (!rc)
 		rc = config_groups(&c, &cfg, f, &groups, &opts);
 	if (!rc)
 		rc = partition_routing(&c, &cfg, f, &tr, &classes, &opts);
+	vf_progress_pause(false);
 	if (rc)
 		goto out_free;
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
@@ -725,8 +729,10 @@ static int cmd_route(int argc, char **argv)
 		vf_progress_end();
 		print_summary(c.out ? stdout : stderr, f, &t);
 	}
+	vf_progress_pause(true);
 	if (!rc && c.check && !classes)
 		rc = config_traffic(&c, &cfg, f, &tr, &classes);
+	vf_progress_pause(false);
 	if (!rc && c.check)
 		rc = report_checks(&c, f, &t, classes,
 				   c.out ? stdout : stderr);
@@ -771,8 +777,10 @@ static int cmd_check(int argc, char **argv)
 		}
 		rc = f ? 0 : EXIT_USAGE;
 	}
+	vf_progress_pause(true);
 	if (!rc)
 		rc = config_traffic(&c, &cfg, f, &tr, &classes);
+	vf_progress_pause(false);
 	if (!rc)
 		rc = report_checks(&c, f, &t, classes, stdout);
 	vf_progress_end();
