@@ -255,6 +255,12 @@ struct vf_config {
 	 * the multicast groups it creates, in OpenSM's order.
 	 */
 	bool stock_file;
+	/*
+	 * partitions.conf statements read without an error: none in a file
+	 * with errors says it is not partitions.conf at all (the CLI then
+	 * gives one message, not one per line of an opensm.conf).
+	 */
+	unsigned clean_statements;
 	struct vf_pc_group *pc_groups;
 	unsigned num_pc_groups;
 	/*

@@ -831,8 +831,13 @@ static int extended_load(const char *path, const char *buf, size_t len,
 	eof = pc.text + strlen(pc.text);	/* once: not per statement */
 	for (const char *s = pc.text; *s && !rc;) {
 		const char *end = item_end(s, eof, ';');
+		unsigned errors = d->errors;
+		const char *t = s;
 
+		while (t < end && isspace((unsigned char)*t))
+			t++;
 		rc = statement(&pc, s, end);
+		c->clean_statements += t < end && d->errors == errors;
 		s = *end ? end + 1 : end;
 	}
 	if (!rc)

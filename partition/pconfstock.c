@@ -711,8 +711,10 @@ static int parse(struct rd *r)
 			}
 			state = 1;
 			p += len;
-			if (q)
+			if (q) {
 				r->open = false;
+				r->c->clean_statements++;
+			}
 		} while (q);
 	}
 	return state;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -78,14 +79,105 @@ static const char *text_of(const xmlNode *n, char *buf, size_t size)
 	return trim(buf);
 }
 
+/* Every element name this reader knows, for "did you mean" hints. */
+static const char *const known_elements[] = {
+	"ARFrequency", "AdaptiveRouting", "Algorithm", "Application",
+	"Applications", "Bandwidth", "BaseSL", "Common", "Config",
+	"CoreSwitches", "Create", "DGShortestPathTopology", "DeviceGroup",
+	"DeviceGroups", "Enable", "FabricId", "FatTreeTopology",
+	"FineGrained", "Fm", "HighPriority", "HoqLife", "IncludeApplication",
+	"IncludeGroup", "LimitedMember", "LostRouteOnly", "MGID",
+	"MGIDMasked", "MGIDRange", "MTU", "MaxMTU", "MaxRate", "Member",
+	"Multicast", "MulticastGroup", "MulticastSL", "Name", "NodeDesc",
+	"NodeGUID", "NodeType", "PKey", "PartitionRouting", "PathSelection",
+	"PktLifeTimeMult", "PortGUID", "QKey", "QOS", "QOSGroup",
+	"QOSGroups", "Rate", "RouteLast", "RoutingAlgorithm", "RoutingOrder",
+	"SL", "Security", "Select", "ServiceID", "ServiceIDMasked",
+	"ServiceIDRange", "Sm", "SpineFirstRouting", "Standby",
+	"SystemImageGUID", "Threshold", "VirtualEthernetSwitch",
+	"VirtualEthernetSwitches", "VirtualFabric", "VirtualFabrics",
+};
+
+/*
+ * Edits (insert, delete, substitute, swap two neighbours; letter case
+ * ignored) from a to b, or limit + 1 once that many are exceeded.
+ */
+static unsigned edits(const char *a, const char *b, unsigned limit)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned d[3][33];	/* rows i - 2, i - 1 and i, at i % 3 */
+
+	if (la > 32 || lb > 32 || (la > lb ? la - lb : lb - la) > limit)
+		return limit + 1;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned *r = d[i % 3], *p = d[(i + 2) % 3];
+		unsigned *pp = d[(i + 1) % 3], best;
+
+		r[0] = (unsigned)i;
+		best = r[0];
+		for (size_t j = 1; j <= lb; j++) {
+			bool same = tolower((unsigned char)a[i - 1]) ==
+				    tolower((unsigned char)b[j - 1]);
+			unsigned v = p[j - 1] + !same;
+
+			if (p[j] + 1 < v)
+				v = p[j] + 1;
+			if (r[j - 1] + 1 < v)
+				v = r[j - 1] + 1;
+			if (i > 1 && j > 1 &&
+			    tolower((unsigned char)a[i - 1]) ==
+			    tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) ==
+			    tolower((unsigned char)b[j - 1]) &&
+			    pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			r[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return d[la % 3][lb];
+}
+
+/*
+ * The known element name closest to name (a likely typo: a quarter of
+ * its letters at most, one for a short name), or NULL.
+ */
+static const char *closest_element(const char *name)
+{
+	size_t len = strlen(name);
+	unsigned limit = len < 4 ? 0 : len < 8 ? 1 : 2, best = limit + 1;
+	const char *pick = NULL;
+
+	for (size_t i = 0; i < sizeof(known_elements) /
+			       sizeof(known_elements[0]); i++) {
+		unsigned e;
+
+		if (!strcmp(name, known_elements[i]))
+			return NULL;	/* known, only not here */
+		e = edits(name, known_elements[i], limit);
+		if (e < best) {
+			best = e;
+			pick = known_elements[i];
+		}
+	}
+	return pick;
+}
+
 static void unsupported(struct xml_load *x, const xmlNode *n,
 			const char *owner)
 {
 	struct vf_where at = where(x, n);
+	const char *hint = closest_element(el_name(n));
 
 	vf_diag_add(x->d, VF_DIAG_WARN, &at,
-		    "%s: element <%s> is not supported by opensm-vfabric; ignored",
-		    owner, el_name(n));
+		    "%s: element <%s> is not supported by opensm-vfabric; ignored%s%s%s",
+		    owner, el_name(n), hint ? " (did you mean " : "",
+		    hint ? hint : "", hint ? "?)" : "");
 }
 
 static void bad_value(struct xml_load *x, const xmlNode *n,

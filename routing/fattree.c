@@ -1539,6 +1539,9 @@ static int improve_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 	     spent < budget && most > bound + bound / 50; pass++) {
 		uint64_t now, work;
 
+		vf_log_progress("pass %u/%u, busiest link %llu (bound %llu)",
+				pass, FT_FLOW_PASSES, (unsigned long long)most,
+				(unsigned long long)bound);
 		work = reroute_by_flow(c, t, most - (most - bound) / 2);
 
 		spent = work == UINT64_MAX ? budget : spent + work;
@@ -1640,6 +1643,8 @@ static bool route_all(struct ft_ctx *c, struct vf_lfts *t, bool model)
 	uint8_t *kept;
 
 	/* the first link's tie rule first: it often reaches the bound */
+	vf_log_progress("pass 1/%u%s", FT_FLOW_PASSES,
+			model ? " (flow model)" : "");
 	if (!first_pass(c, t, model, both))
 		return false;
 	if (!model)
@@ -1655,6 +1660,8 @@ static bool route_all(struct ft_ctx *c, struct vf_lfts *t, bool model)
 	if (!kept)
 		return true;
 	memcpy(kept, t->port, size);
+	vf_log_progress("pass 1/%u (flow model, rotation ties)",
+			FT_FLOW_PASSES);
 	first_pass(c, t, true, false);
 	if (improve_by_flow(c, t, budget) ||
 	    !lighter(tables_load(c, t), first))

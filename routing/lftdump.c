@@ -355,6 +355,10 @@ static int parse_line(struct reader *r, const char *s)
 		r->sw = VF_NONE;
 		return 0;
 	}
+	/* the note the dump_lfts script of infiniband-diags ends with */
+	if (starts(s, "*** WARNING ***: this command has been replaced by "
+		      "dump_fts"))
+		return 0;
 	/* ibroute / dump_fts column titles */
 	if (r->sw != VF_NONE && (starts(s, "Lid ") || starts(s, "Port ")))
 		return 0;

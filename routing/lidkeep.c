@@ -283,6 +283,22 @@ int vf_fabric_keep_lids(struct vf_fabric *f, unsigned lmc,
 	return rc;
 }
 
+/*
+ * The LMC a dump was routed with: the most LIDs it names one port with
+ * (OpenSM with LMC N gives a CA 2^N of them), as an exponent.
+ */
+static unsigned keeps_lmc(const struct vf_lid_keeps *k)
+{
+	unsigned most = 1, lmc = 0;
+
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].num > most)
+			most = k->v[i].num;
+	while (lmc < 7 && (1u << lmc) < most)
+		lmc++;
+	return lmc;
+}
+
 struct vf_fabric *vf_load_routed(const char *net, const char *dump,
 				 unsigned lmc, struct vf_lfts *t,
 				 struct vf_err *err)
@@ -292,6 +308,9 @@ struct vf_fabric *vf_load_routed(const char *net, const char *dump,
 
 	if (vf_lid_keeps_from_dump(dump, &k, err))
 		return NULL;
+	/* a net file without LIDs and OpenSM's dump of an LMC routing */
+	if (keeps_lmc(&k) > lmc)
+		lmc = keeps_lmc(&k);
 	f = vf_netfile_load_keep(net, lmc, &k, err);
 	vf_lid_keeps_free(&k);
 	if (f && vf_lftdump_load(dump, f, t, err)) {

@@ -56,7 +56,9 @@ int vf_fabric_keep_lids(struct vf_fabric *f, unsigned lmc,
 /*
  * A net file and an LFT dump made on it, as the CLI reads them: ports the
  * file gives no LID take the ones the dump names them with, so that the
- * dump of a routing whose LIDs were kept across a change reads back.
+ * dump of a routing whose LIDs were kept across a change reads back, and
+ * an ibsim net file goes with OpenSM's own dump of that fabric (lmc is
+ * raised to the LMC the dump shows: the most LIDs it gives one port).
  * Returns the fabric with t filled, or NULL with err set.
  */
 struct vf_fabric *vf_load_routed(const char *net, const char *dump,

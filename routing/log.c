@@ -43,6 +43,26 @@ void vf_log(enum vf_log_level level, const char *fmt, ...)
 		fprintf(stderr, "vfabric: %s: %s\n", names[level], msg);
 }
 
+static vf_progress_sink progress_sink;
+
+void vf_log_set_progress(vf_progress_sink sink)
+{
+	progress_sink = sink;
+}
+
+void vf_log_progress(const char *fmt, ...)
+{
+	char where[128];
+	va_list ap;
+
+	if (!progress_sink)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(where, sizeof(where), fmt, ap);
+	va_end(ap);
+	progress_sink(where);
+}
+
 int vf_err_set(struct vf_err *err, const char *fmt, ...)
 {
 	va_list ap;

@@ -32,6 +32,15 @@ enum vf_log_level vf_log_get_level(void);
 void vf_log(enum vf_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * Where a long computation is (an engine's pass), for a progress display
+ * (the CLI's line on a terminal); formatted only when a sink is set.
+ */
+typedef void (*vf_progress_sink)(const char *where);
+void vf_log_set_progress(vf_progress_sink sink);
+void vf_log_progress(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 struct vf_err {
 	char msg[512];
 };

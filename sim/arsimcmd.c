@@ -24,8 +24,10 @@
 #include "routing/lidkeep.h"
 #include "routing/log.h"
 #include "sim/arsimcmd.h"
+#include "sim/progress.h"
 
 #define EXIT_PLOT 1
+#define EXIT_FOUND 1	/* an error in the run (said), results shown */
 #define EXIT_USAGE 2
 #define MAX_FAIL_LINKS 64
 
@@ -38,12 +40,13 @@ static const char usage_line[] =
 	"       [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
 	"       [--rounds N] [--no-backpressure] [--no-notify]\n"
 	"       [--engine NAME] [--no-route-stability] [--reroute-lfts FILE]\n"
-	"       [--json FILE|-] [--plot PNG]\n";
+	"       [--json FILE|-] [--plot PNG] [--quiet | --progress]\n";
 
 struct arsim_args {
 	const char *topo, *lfts, *ardump, *json, *plot;
 	const char *engine, *reroute_out;	/* --engine, --reroute-lfts */
 	bool no_stability;			/* --no-route-stability */
+	enum vf_progress_mode progress;		/* --quiet, --progress */
 	enum vf_flow_pattern pattern;
 	unsigned shift, runs, fail_random, num_fail_links;
 	uint32_t seed;
@@ -85,17 +88,46 @@ struct reroute {
 	struct vf_ar_tables ar;
 };
 
+/* One line saying what is wrong, and where the usage is. */
 static int __attribute__((format(printf, 1, 2)))
 bad(const char *fmt, ...)
 {
 	va_list ap;
 
+	vf_progress_end();
 	fprintf(stderr, "vfabric: arsim: ");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", usage_line);
+	fprintf(stderr, "\nTry 'vfabric arsim --help'.\n");
 	return EXIT_USAGE;
+}
+
+/*
+ * The library's messages during a run: each said once (the AR tables of
+ * the fabric and of its re-routing, and the engines tried, would repeat
+ * the same credit loop), errors counted for the exit status.
+ */
+struct log_once {
+	char last[8][256];
+	unsigned n, errors;
+};
+
+static void log_once_sink(void *ctx, enum vf_log_level level,
+			  const char *msg)
+{
+	static const char *const names[] = { "error", "warning", "info",
+					     "debug" };
+	struct log_once *l = ctx;
+
+	for (unsigned i = 0; i < l->n && i < 8; i++)
+		if (!strncmp(l->last[i], msg, sizeof(l->last[i]) - 1))
+			return;
+	snprintf(l->last[l->n++ % 8], sizeof(l->last[0]), "%s", msg);
+	l->errors += level == VF_LOG_ERROR;
+	vf_progress_hold();
+	fprintf(stderr, "vfabric: %s: %s\n", names[level], msg);
+	vf_progress_release();
 }
 
 static int parse_uint(const char *s, unsigned max, unsigned *v)
@@ -152,6 +184,8 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		{ "reroute-lfts", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "plot", required_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "progress", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -173,6 +207,8 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		case 'N': a->prm.notify = false; break;
 		case 'S': a->no_stability = true; break;
 		case 'o': a->reroute_out = optarg; break;
+		case 'Q': a->progress = VF_PROGRESS_OFF; break;
+		case 'G': a->progress = VF_PROGRESS_ON; break;
 		case 'e':
 			if (!vf_engine_find(optarg))
 				return bad("unknown engine '%s' (see 'vfabric engines')",
@@ -229,8 +265,8 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 		case 'h':
 			fputs(usage_line, stdout);
 			exit(0);
-		default:
-			fputs(usage_line, stderr);
+		default:	/* getopt said what */
+			fputs("Try 'vfabric arsim --help'.\n", stderr);
 			return EXIT_USAGE;
 		}
 	}
@@ -263,8 +299,13 @@ static int fail_link(const struct vf_fabric *f, const char *spec, bool *down)
 	if (errno || end != colon || parse_uint(colon + 1, VF_MAX_PORTS, &port))
 		return bad("--fail-link takes GUID:PORT, not '%s'", spec);
 	node = vf_fabric_find_guid(f, guid);
+	/* a CA's port GUID, as LFT dumps name it, names its node too */
+	slot = node == VF_NONE ? vf_fabric_end_port(f, guid) : VF_NONE;
+	if (slot != VF_NONE)
+		node = f->ports[slot].node;
 	if (node == VF_NONE)
-		return bad("--fail-link %s: no node with that GUID", spec);
+		return bad("--fail-link %s: no node or port with that GUID",
+			   spec);
 	slot = vf_fabric_port(f, node, port);
 	if (!port || slot == VF_NONE || f->ports[slot].remote == VF_NONE)
 		return bad("--fail-link %s: no link on that port", spec);
@@ -282,6 +323,7 @@ static int ar_tables(const struct arsim_args *a, const struct vf_fabric *f,
 	if (a->ardump) {
 		if (!vf_ar_load(a->ardump, f, ar, &err))
 			return 0;
+		vf_progress_end();
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		return EXIT_USAGE;
 	}
@@ -289,6 +331,7 @@ static int ar_tables(const struct arsim_args *a, const struct vf_fabric *f,
 	cfg.enable = cfg.fine_grained = true;
 	if (!vf_ar_compute(f, t, &cfg, NULL, ar))
 		return 0;
+	vf_progress_end();
 	fprintf(stderr, "vfabric: out of memory\n");
 	return EXIT_USAGE;
 }
@@ -369,9 +412,11 @@ static int write_reroute(const struct arsim_args *a,
 
 	if (out && fclose(out) && !rc)
 		rc = -errno;
-	if (rc)
+	if (rc) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->reroute_out,
 			strerror(-rc));
+	}
 	return rc ? EXIT_USAGE : 0;
 }
 
@@ -384,9 +429,11 @@ static int plan_reroute(const struct arsim_args *a, struct vf_fabric *f,
 	int rc;
 
 	choose_engine(a, f, t, rr);
+	vf_progress("re-routing without the failed links (%s)", rr->e->name);
 	rc = vf_arflow_reroute(f, down, rr->e, rr->stability ? &prev : NULL,
 			       &rr->t, &rr->ar);
 	if (rc) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: arsim: %s cannot re-route %s without the failed links: %s\n",
 			rr->e->name, a->topo, strerror(-rc));
 		return EXIT_USAGE;
@@ -413,6 +460,7 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 	other.backpressure = !prm.backpressure;
 	rc = vf_flows_make(f, a->pattern, a->seed + run, a->shift, &fl);
 	if (rc == -EINVAL) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->topo,
 			a->pattern == VF_FLOW_SHIFT && a->shift ?
 			"the shift is a multiple of the number of end ports" :
@@ -474,6 +522,7 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 	vf_flows_free(&fl);
 	return 0;
 nomem:
+	vf_progress_end();
 	fprintf(stderr, "vfabric: out of memory\n");
 	free(ls);
 	free(la);
@@ -824,44 +873,63 @@ int vf_cmd_arsim(int argc, char **argv)
 	struct vf_err err = { "" };
 	struct vf_fabric *f = NULL;
 	struct reroute rr = { 0 };
+	struct log_once logged = { .n = 0 };
 	bool *down = NULL, failed;
 	int rc = parse(argc, argv, &a);
 
 	if (rc)
 		return rc;
 	rc = EXIT_USAGE;
+	vf_progress_setup(a.progress);
+	vf_log_set_sink(log_once_sink, &logged);
+	vf_progress("reading %s and %s", a.topo, a.lfts);
 	f = vf_load_routed(a.topo, a.lfts, 0, &t, &err);
 	if (!f) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
 	}
-	if (ar_tables(&a, f, &t, &ar))
-		goto out;
 	down = calloc(f->num_ports + 1, sizeof(*down));
 	res.per_run = calloc(a.runs, sizeof(*res.per_run));
 	if (!down || !res.per_run) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: out of memory\n");
 		goto out;
 	}
+	/* the arguments first: a bad link is the one thing said */
 	for (unsigned i = 0; i < a.num_fail_links; i++)
 		if (fail_link(f, a.fail_links[i], down))
 			goto out;
 	if (a.fail_random &&
 	    vf_arflow_fail_random(f, down, a.fail_random, a.seed) <
 	    a.fail_random) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: arsim: %s has fewer than %u switch-to-switch links\n",
 			a.topo, a.fail_random);
 		goto out;
 	}
+	vf_progress("adaptive-routing tables");
+	if (ar_tables(&a, f, &t, &ar))
+		goto out;
 	failed = any(down, f->num_ports);
 	if (failed && plan_reroute(&a, f, &t, down, &rr))
 		goto out;
-	for (unsigned i = 0; i < a.runs; i++)
+	for (unsigned i = 0; i < a.runs; i++) {
+		vf_progress("%s traffic: run %u/%u",
+			    vf_flow_pattern_name(a.pattern), i + 1, a.runs);
 		if (one_run(&a, f, &t, &ar, failed ? down : NULL, &rr, i,
 			    &res))
 			goto out;
+	}
+	vf_progress_end();
 	rc = report(&a, &res, f, failed ? down : NULL, &rr);
+	/* e.g. AR tables left empty for a credit loop: the adaptive
+	 * figures are static routing's, not what was asked */
+	if (!rc && logged.errors)
+		rc = EXIT_FOUND;
 out:
+	vf_progress_end();
+	vf_log_set_sink(NULL, NULL);
 	vf_ar_free(&rr.ar);
 	vf_lfts_free(&rr.t);
 	free(res.hist_s);

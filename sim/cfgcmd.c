@@ -13,6 +13,7 @@
  * limited first), each VF's P_Key and SL, and the memberships a too-small
  * P_Key table would lose.
  */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +32,75 @@
 #include "sim/cfgcmd.h"
 
 /*
+ * What path starts with: 1 '<' (the XML front-end reads it), 2 anything
+ * else, 0 when it cannot be read (the loader says why).
+ */
+static int sniff(const char *path)
+{
+	unsigned char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n, i = 0;
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (n >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		i = 3;
+	while (i < n && isspace(buf[i]))
+		i++;
+	return i < n && buf[i] == '<' ? 1 : 2;
+}
+
+/*
+ * A file with errors, more than twice as many as its statements that read
+ * as partitions.conf (most often none), and that is no XML either (an
+ * opensm.conf, a binary, JSON, a README): one short message naming what
+ * was expected and the first error, instead of a hundred that each echo
+ * a piece of the file.
+ */
+static bool unrecognised(const char *path, const struct vf_config *c,
+			 const struct vf_diag *d)
+{
+	const char *first = NULL, *at;
+	size_t plen = strlen(path);
+	unsigned line = 0;
+	int len;
+
+	if (d->errors <= 2 * c->clean_statements || sniff(path) != 2)
+		return false;
+	for (unsigned i = 0; i < d->n && !first; i++)
+		if (d->v[i].level == VF_DIAG_ERROR)
+			first = d->v[i].text;
+	/* empty, blank or comment-only: said as such */
+	if (!first || strstr(first, "defines no VirtualFabric or partition"))
+		return false;
+	/* "FILE:LINE: what" or "FILE: what" */
+	at = first;
+	if (!strncmp(at, path, plen) && at[plen] == ':') {
+		at += plen + 1;
+		line = (unsigned)strtoul(at, (char **)&at, 10);
+		if (*at == ':')
+			at++;
+		while (*at == ' ')
+			at++;
+	}
+	len = (int)strcspn(at, "\n");
+	fprintf(stderr, "error: %s: neither a vFabric XML file (opafm.xml style: <Config> with <VirtualFabrics>...) nor partitions.conf syntax (Name=PKey : members ;): ",
+		path);
+	if (line)
+		fprintf(stderr, "line %u: ", line);
+	fprintf(stderr, "%.*s%s\n", len > 80 ? 80 : len, at,
+		len > 80 || at[len] ? "..." : "");
+	return true;
+}
+
+/*
  * Load path into c, printing every diagnostic; *warnings counts the
- * warnings.  0 clean, 1 errors.  A file that defines no VirtualFabric or
- * partition (empty, blank, comment-only) is an error: it would give the
- * fabric no policy at all, and the plugin does not apply one.
+ * warnings.  0 clean, 1 errors, 3 not a configuration at all (said).  A
+ * file that defines no VirtualFabric or partition (empty, blank,
+ * comment-only) is an error: it would give the fabric no policy at all,
+ * and the plugin does not apply one.
  */
 static int load_report(const char *path, struct vf_config *c,
 		       unsigned *warnings)
@@ -44,6 +110,10 @@ static int load_report(const char *path, struct vf_config *c,
 	int rc = vf_config_load(path, c, &d, &vfabric);
 
 	*warnings = 0;
+	if (rc && unrecognised(path, c, &d)) {
+		vf_diag_free(&d);
+		return 3;
+	}
 	for (unsigned i = 0; i < d.n; i++) {
 		fprintf(stderr, "%s: %s\n",
 			d.v[i].level == VF_DIAG_ERROR ? "error" : "warning",
@@ -71,7 +141,7 @@ int vf_cli_load_config(const char *path, struct vf_config *c)
 {
 	unsigned warnings;
 
-	return load_report(path, c, &warnings);
+	return load_report(path, c, &warnings) ? 1 : 0;
 }
 
 static unsigned enabled_vfs(const struct vf_config *c)
@@ -137,6 +207,10 @@ int vf_cmd_check_config(int argc, char **argv)
 	if (optind != argc - 1)
 		goto usage;
 	rc = load_report(argv[optind], &c, &warnings);
+	if (rc == 3) {
+		vf_config_free(&c);
+		return 1;
+	}
 	if (!rc && topo)
 		fabric = check_on_fabric(&c, topo);
 	if (fabric < 0)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "partition/routegroups.h"
 #include "routing/engine.h"
@@ -29,9 +30,15 @@
 #include "sim/arcmd.h"
 #include "sim/arsimcmd.h"
 #include "sim/cfgcmd.h"
+#include "sim/progress.h"
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
+/* route to a terminal: more than this is refused without -o - */
+#define TTY_DUMP_MAX 10e6
+/* bytes of an opensm-lfts.dump line, about ("0x0001 001 # Channel
+ * Adapter portguid 0x0002c90300000011: 'cn0001 HCA-1'") */
+#define DUMP_LINE_BYTES 64
 
 static const char usage_text[] =
 	"usage: vfabric <command> [options]\n"
@@ -42,10 +49,12 @@ static const char usage_text[] =
 	"        [--core-switches GUID,...] [--route-last GUID,...]\n"
 	"        [--dg NAME=ITEM,...]... [--routing-order NAME:NAME...]\n"
 	"        [--previous-topo NET0 --previous DUMP0] [--config FILE]\n"
-	"        [--links VF]\n"
+	"        [--links VF] [--quiet | --progress]\n"
 	"        route the fabric in NET (an ibsim or ibnetdiscover net file)\n"
 	"        and write every switch's LFT in opensm-lfts.dump format to\n"
-	"        DUMP (default: standard output).  --check also runs the route\n"
+	"        DUMP (default: standard output; to a terminal only when it\n"
+	"        is below 10 MB, about switches x LIDs x 64 bytes, or with\n"
+	"        -o -).  --check also runs the route\n"
 	"        checks and prints them to standard error (or as JSON with\n"
 	"        --json).  --summary prints, per switch, how many CA LIDs each\n"
 	"        port carries.  Ports without a LID in NET get one, LMC N for\n"
@@ -81,18 +90,20 @@ static const char usage_text[] =
 	"        (docs/partition-routing.md); default: the file's <Sm>\n"
 	"        <PartitionRouting>, else off.\n"
 	"  check-routes --topo NET --lfts DUMP [--json]\n"
-	"        [--config FILE [--links VF]]\n"
-	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
-	"        output) against the fabric in NET: every LID reachable from\n"
-	"        every switch and CA, hops versus the shortest path, credit\n"
-	"        loops, all-to-all link load (with LMC, also per LID offset).\n"
+	"        [--config FILE [--links VF]] [--quiet | --progress]\n"
+	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts, dump_lfts\n"
+	"        or ibroute output) against the fabric in NET: every LID\n"
+	"        reachable from every switch and CA, hops versus the shortest\n"
+	"        path, credit loops, all-to-all link load (with LMC, also per\n"
+	"        LID offset).\n"
 	"        Exit 1 if anything is unreachable or a credit loop exists.\n"
 	"        --config: also, per virtual fabric\n"
 	"        of that vFabric file (resolved on NET), the all-to-all load of\n"
 	"        the ports that may talk in it, the links that VFs without a\n"
 	"        common port share, and all VFs together; --links VF lists the\n"
 	"        links VF uses with their load.  Ports without a LID in NET\n"
-	"        take the ones DUMP names them with (its port GUID column).\n"
+	"        (an ibsim net file) take the ones DUMP names them with (its\n"
+	"        port GUID column), as many as DUMP gives a port (its LMC).\n"
 	"  check [--strict] FILE [--topo NET]\n"
 	"        read a vFabric configuration (opafm.xml style: Applications,\n"
 	"        DeviceGroups, QOSGroups, VirtualFabrics, and <Sm> routing\n"
@@ -100,11 +111,15 @@ static const char usage_text[] =
 	"        error and warning with file, line and object, all in one\n"
 	"        pass, including what a sweep would refuse (bandwidth, SLs,\n"
 	"        P_Keys).  A file that defines no VirtualFabric or partition\n"
-	"        is an error.  Exit 1 on errors; --strict: warnings are\n"
-	"        errors too (as the FM's config_check -s).  --topo: also\n"
-	"        warn about what only a fabric shows: DeviceGroups and\n"
-	"        NodeDesc patterns that select nothing in NET, ports that a\n"
-	"        P_Key shared by secure VFs lets reach each other.\n"
+	"        is an error; a file in neither syntax (an opensm.conf, JSON,\n"
+	"        a binary) gets one line saying so.  An element this reader\n"
+	"        does not know is a warning naming the closest known one\n"
+	"        (\"did you mean NodeDesc?\").  Exit 1 on errors; --strict:\n"
+	"        warnings are errors too (as the FM's config_check -s).\n"
+	"        --topo: also warn about what only a fabric shows:\n"
+	"        DeviceGroups and NodeDesc patterns that select nothing in\n"
+	"        NET, ports that a P_Key shared by secure VFs lets reach each\n"
+	"        other.\n"
 	"  resolve FILE --topo NET [--json] [--sm NODE] [--assign FILE]\n"
 	"        [--pkey-cap N] [--allow-both] [--disconnect-unconfigured]\n"
 	"        [--alias ALIAS=PORTGUID]... [--emit FILE] [--vls N]\n"
@@ -137,7 +152,7 @@ static const char usage_text[] =
 	"        [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
 	"        [--rounds N] [--no-backpressure] [--no-notify]\n"
 	"        [--engine NAME] [--no-route-stability] [--reroute-lfts FILE]\n"
-	"        [--json FILE|-] [--plot PNG]\n"
+	"        [--json FILE|-] [--plot PNG] [--quiet | --progress]\n"
 	"        flow simulator: the flows of a traffic pattern per link with\n"
 	"        the static routes of DUMP and with adaptive routing over the\n"
 	"        port groups of ARDUMP (default: computed as 'ar' does);\n"
@@ -146,7 +161,8 @@ static const char usage_text[] =
 	"        without: --no-backpressure puts that in the table).  --runs:\n"
 	"        that many permutations (seeds N, N+1, ...), mean and worst.\n"
 	"        --fail N random switch-to-switch links (seeded), or the links\n"
-	"        of the named ports, fail: flows lost static versus AR\n"
+	"        of the named ports (a node GUID, or a CA's port GUID, and a\n"
+	"        port number), fail: flows lost static versus AR\n"
 	"        (switches notify lost routes; also shown without, the only\n"
 	"        model with --no-notify), the load before the SM reacts, and\n"
 	"        after it re-routes with the engine in use: --engine NAME,\n"
@@ -155,9 +171,18 @@ static const char usage_text[] =
 	"        tables as the plugin's route_stability does (from scratch\n"
 	"        with --no-route-stability, or when DUMP is none of ours).\n"
 	"        --reroute-lfts: write the re-routed LFTs there.\n"
-	"        --plot: a PNG of it (needs python3-matplotlib).\n"
+	"        --plot: a PNG of it (needs python3-matplotlib).  Errors are\n"
+	"        said once; exit 2 for bad arguments or files, 1 when the run\n"
+	"        met an error (e.g. AR alternates that would allow a credit\n"
+	"        loop: AR tables left empty, as the plugin leaves them).\n"
 	"  engines\n"
 	"        list the routing engines\n"
+	"\n"
+	"  route, check-routes and arsim show what they are doing (phase,\n"
+	"  seconds, fattree's pass) on one line of standard error, erased at\n"
+	"  the end, when standard error is a terminal and the work takes\n"
+	"  more than half a second; --quiet: never, --progress: also when it\n"
+	"  is not a terminal.\n"
 	"\n"
 	"  -h, --help      this text;  -V, --version   the version\n";
 
@@ -187,6 +212,7 @@ struct cli {
 	int partition_routing;	/* --partition-routing, -1 the file's */
 	unsigned lmc;
 	bool check, json, summary, no_spine_first;
+	enum vf_progress_mode progress;	/* --quiet, --progress */
 	struct vf_guid_list core_switches, route_last;
 	struct vf_options groups;	/* --dg, --routing-order */
 };
@@ -250,6 +276,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "config", required_argument, NULL, 'F' },
 		{ "links", required_argument, NULL, 'L' },
 		{ "partition-routing", required_argument, NULL, 'X' },
+		{ "quiet", no_argument, NULL, 'Q' },
+		{ "progress", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -276,6 +304,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'p': c->prev_lfts = optarg; break;
 		case 'F': c->config = optarg; break;
 		case 'L': c->links = optarg; break;
+		case 'Q': c->progress = VF_PROGRESS_OFF; break;
+		case 'G': c->progress = VF_PROGRESS_ON; break;
 		case 'X':
 			c->partition_routing =
 				vf_partition_routing_parse(optarg);
@@ -382,14 +412,19 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 	struct vf_route_report r;
 	int k = -1;
 
+	vf_progress_pause(true);
 	if (tr && c->links && (k = links_class(c, tr)) < 0)
 		return EXIT_USAGE;
+	vf_progress_pause(false);
+	vf_progress("checking the routes");
 	if (vf_route_check(f, t, &r) ||
 	    (tr && vf_partload_compute(f, t, tr, &pl))) {
 		vf_partload_free(&pl);
+		vf_progress_end();
 		fprintf(stderr, "vfabric: out of memory in the route checks\n");
 		return EXIT_USAGE;
 	}
+	vf_progress_end();
 	if (c->json && !tr) {
 		vf_route_report_json(out, &r);
 	} else if (c->json) {
@@ -445,6 +480,12 @@ static int write_dump(const struct cli *c, const struct vf_fabric *f,
 	FILE *out = stdout;
 	int rc;
 
+	/* nothing else on the terminal the dump goes to */
+	if (out == stdout && (!c->out || !strcmp(c->out, "-")) &&
+	    isatty(STDOUT_FILENO))
+		vf_progress_end();
+	else
+		vf_progress("writing %s", c->out ? c->out : "the dump");
 	if (c->out && strcmp(c->out, "-")) {
 		out = fopen(c->out, "w");
 		if (!out) {
@@ -569,6 +610,33 @@ static int partition_routing(const struct cli *c, const struct vf_config *cfg,
 	return 0;
 }
 
+/*
+ * Without -o, to a terminal: a dump of switches x LIDs lines that would
+ * scroll for minutes (6 GB for a 27,648-host tree) is refused unless
+ * -o - asks for it.  0, or EXIT_USAGE after saying why.
+ */
+static int tty_dump_check(const struct cli *c, const struct vf_fabric *f)
+{
+	double bytes = (double)f->num_switches * (f->max_lid + 1.0) *
+		       DUMP_LINE_BYTES;
+
+	if (c->out || !isatty(STDOUT_FILENO) || bytes <= TTY_DUMP_MAX)
+		return 0;
+	vf_progress_end();
+	fprintf(stderr, "vfabric: route: would write about %.0f MB (%u switches x %u LIDs) to the terminal; use -o FILE or redirect (-o - writes it anyway)\n",
+		bytes / 1e6, f->num_switches, f->max_lid);
+	return EXIT_USAGE;
+}
+
+static unsigned count_hosts(const struct vf_fabric *f)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < f->num_nodes; i++)
+		n += !vf_is_switch(&f->nodes[i]);
+	return n;
+}
+
 static int cmd_route(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -587,6 +655,12 @@ static int cmd_route(int argc, char **argv)
 	vf_config_init(&cfg);
 	if (!rc && c.links && !c.check)
 		rc = bad_usage("--links VF goes with --check");
+	if (!rc) {
+		vf_progress_setup(c.progress);
+		vf_log_set_sink(vf_progress_log_sink, NULL);
+	}
+	if (!rc && c.prev_topo)
+		vf_progress("reading %s", c.prev_topo);
 	if (!rc)
 		rc = load_previous(&c, &pf, &pt);
 	if (!rc)
@@ -612,43 +686,59 @@ static int cmd_route(int argc, char **argv)
 		opts.previous = &prev;
 	}
 	e = vf_engine_find(c.engine);
+	vf_progress("reading %s", c.topo);
 	f = e ? load_topo(&c, pf) : NULL;
 	if (!f) {
+		vf_progress_end();
 		rc = e ? EXIT_USAGE :
 			 bad_usage("unknown engine '%s' (see 'vfabric engines')",
 				   c.engine);
 		goto out_free;
 	}
-	rc = config_groups(&c, &cfg, f, &groups, &opts);
+	rc = tty_dump_check(&c, f);
+	vf_progress_pause(true);	/* the config's messages */
+	if (!rc)
+		rc = config_groups(&c, &cfg, f, &groups, &opts);
 	if (!rc)
 		rc = partition_routing(&c, &cfg, f, &tr, &classes, &opts);
+	vf_progress_pause(false);
 	if (rc)
 		goto out_free;
 	rc = vf_lfts_init(&t, f->num_switches, f->max_lid);
+	vf_progress("routing %u hosts with %s", count_hosts(f), e->name);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!rc)
 		rc = e->route(f, &opts, &t);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (rc) {
+		vf_progress_end();
 		fprintf(stderr, "vfabric: %s cannot route %s: %s\n", e->name,
 			c.topo, strerror(-rc));
 		rc = EXIT_USAGE;
 		goto out_free;
 	}
+	vf_progress_hold();
 	if (!c.json)
 		fprintf(stderr, "%s: %u switches, %u LIDs routed in %.2f ms\n",
 			e->name, f->num_switches, f->max_lid,
 			(t1.tv_sec - t0.tv_sec) * 1e3 +
 			(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	vf_progress_release();
 	rc = write_dump(&c, f, &t);
-	if (!rc && c.summary)
+	if (!rc && c.summary) {
+		vf_progress_end();
 		print_summary(c.out ? stdout : stderr, f, &t);
+	}
+	vf_progress_pause(true);
 	if (!rc && c.check && !classes)
 		rc = config_traffic(&c, &cfg, f, &tr, &classes);
+	vf_progress_pause(false);
 	if (!rc && c.check)
 		rc = report_checks(&c, f, &t, classes,
 				   c.out ? stdout : stderr);
 out_free:
+	vf_progress_end();
+	vf_log_set_sink(NULL, NULL);
 	vf_traffic_free(&tr);
 	vf_config_free(&cfg);
 	vf_route_groups_free(&groups);
@@ -677,15 +767,24 @@ static int cmd_check(int argc, char **argv)
 	if (!rc)
 		rc = load_config(&c, &cfg, "checked");
 	if (!rc) {
+		vf_progress_setup(c.progress);
+		vf_log_set_sink(vf_progress_log_sink, NULL);
+		vf_progress("reading %s and %s", c.topo, c.lfts);
 		f = vf_load_routed(c.topo, c.lfts, c.lmc, &t, &err);
-		if (!f)
+		if (!f) {
+			vf_progress_end();
 			fprintf(stderr, "vfabric: %s\n", err.msg);
+		}
 		rc = f ? 0 : EXIT_USAGE;
 	}
+	vf_progress_pause(true);
 	if (!rc)
 		rc = config_traffic(&c, &cfg, f, &tr, &classes);
+	vf_progress_pause(false);
 	if (!rc)
 		rc = report_checks(&c, f, &t, classes, stdout);
+	vf_progress_end();
+	vf_log_set_sink(NULL, NULL);
 	vf_traffic_free(&tr);
 	vf_config_free(&cfg);
 	vf_lfts_free(&t);

@@ -323,7 +323,7 @@ def usage(tap, dump):
             (("--lfts", dump, "--fail-link", "leaf1"), "a bad --fail-link",
              "takes GUID:PORT"),
             (("--lfts", dump, "--fail-link", "0x1234:1"),
-             "an unknown GUID", "no node with that GUID"),
+             "an unknown GUID", "no node or port with that GUID"),
             (("--lfts", dump, "--fail", "99"), "more failures than links",
              "fewer than 99 switch-to-switch links"),
             (("--lfts", dump, "--shift", "3"), "--shift without shift",

@@ -345,6 +345,51 @@ static void test_bad(void)
 }
 
 /*
+ * A mistyped element is a warning (the plugin keeps going), naming the
+ * closest element this reader knows; a name too far from any, or a known
+ * one in the wrong place, gets no guess.
+ */
+static void test_typo_hint(void)
+{
+	static const char text[] =
+		"<Config><Common><DeviceGroups><DeviceGroup>\n"
+		"<Name>G</Name>\n<NodeDecs>cn*</NodeDecs>\n"
+		"<nodeguid>0x1</nodeguid>\n<Frobnicate/>\n<PKey>1</PKey>\n"
+		"</DeviceGroup></DeviceGroups>\n"
+		"</Common></Config>\n";
+	struct vf_config c;
+	struct vf_diag d;
+	char path[64];
+	bool warned = false, erred = false;
+
+	load_text(text, &c, &d, path, sizeof(path));
+	for (unsigned i = 0; i < d.n; i++) {
+		if (!strstr(d.v[i].text, "element <"))
+			continue;
+		warned |= d.v[i].level == VF_DIAG_WARN;
+		erred |= d.v[i].level == VF_DIAG_ERROR;
+	}
+	if (!OK(warned && !erred,
+		"a mistyped element is a warning, not an error (the plugin goes on)"))
+		dump(&d);
+	if (!OK(said(&d, ":3: DeviceGroup 'G': element <NodeDecs>",
+		     "ignored (did you mean NodeDesc?)"),
+		"<NodeDecs>: warned at its line, \"did you mean NodeDesc?\""))
+		dump(&d);
+	OK(said(&d, ":4: DeviceGroup 'G': element <nodeguid>",
+		"(did you mean NodeGUID?)"), "letter case: NodeGUID");
+	OK(said(&d, "element <Frobnicate> is not supported", NULL) &&
+	   !said(&d, "<Frobnicate>", "did you mean"),
+	   "no guess for <Frobnicate>");
+	OK(said(&d, "element <PKey> is not supported", NULL) &&
+	   !said(&d, "<PKey>", "did you mean"),
+	   "no guess for a known element in the wrong place");
+	unlink(path);
+	vf_diag_free(&d);
+	vf_config_free(&c);
+}
+
+/*
  * A value error does not hide the rule errors of other objects: one pass
  * reports all of them.
  */
@@ -860,6 +905,7 @@ int main(void)
 {
 	test_sample();
 	test_bad();
+	test_typo_hint();
 	test_all_in_one_pass();
 	test_one_pass_generated();
 	test_opa_values();
