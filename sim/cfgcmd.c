@@ -13,6 +13,7 @@
  * limited first), each VF's P_Key and SL, and the memberships a too-small
  * P_Key table would lose.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,8 @@
 #include "partition/qos.h"
 #include "partition/query.h"
 #include "partition/traffic.h"
-#include "routing/jsonout.h"
 #include "routing/netfile.h"
+#include "routing/vfjson.h"
 #include "sim/cfgcmd.h"
 
 /*
@@ -206,45 +207,71 @@ static int by_map_key(const void *a, const void *b)
 	return (int)map_key(x->pkey) - (int)map_key(y->pkey);
 }
 
-static void print_entry(const struct vf_partition *part, uint8_t m,
-			unsigned index, bool json)
+/*
+ * One P_Key table entry: appended to the JSON array pkeys, or printed
+ * when pkeys is NULL.  0 or -ENOMEM.
+ */
+static int print_entry(const struct vf_partition *part, uint8_t m,
+		       unsigned index, struct json_object *pkeys)
 {
-	if (json) {
-		printf("%s{\"pkey\": \"0x%04x\", \"index\": %u, \"membership\": \"%s\", \"partition\": ",
-		       index ? ", " : "", part->pkey, index, member_word[m]);
-		vf_json_string(stdout, part->name);
-		printf("}");
-	} else
+	struct json_object *e;
+	int rc = 0;
+
+	if (!pkeys) {
 		printf(" %u:0x%04x(%s)", index,
 		       part->pkey | (m == VF_MEMBER_LIMITED ? 0 : 0x8000),
 		       part->name);
+		return 0;
+	}
+	e = json_object_new_object();
+	rc |= vf_json_add(e, "pkey", vf_json_hex(part->pkey, 4));
+	rc |= vf_json_add(e, "index", json_object_new_int64(index));
+	rc |= vf_json_add(e, "membership",
+			  json_object_new_string(member_word[m]));
+	rc |= vf_json_add(e, "partition", vf_json_bytes(part->name));
+	return rc | vf_json_push(pkeys, e);
 }
 
-static void print_port(const struct vf_plan *plan,
-		       const struct vf_fabric *f, uint32_t p,
-		       struct vf_partition **order, unsigned n, bool json,
-		       bool *first)
+/*
+ * End port p's P_Keys, index 0 first, then the map's order: appended to
+ * the JSON array ports, or printed as a line when ports is NULL.
+ */
+static int print_port(const struct vf_plan *plan,
+		      const struct vf_fabric *f, uint32_t p,
+		      struct vf_partition **order, unsigned n,
+		      struct json_object *ports)
 {
 	const struct vf_port *port = &f->ports[p];
+	const char *desc = vf_node_desc(f, &f->nodes[port->node]);
 	uint16_t idx0 = vf_plan_port_index0(plan, p);
+	struct json_object *o = NULL, *pkeys = NULL;
 	unsigned index = 0;
+	int rc = 0;
 
-	if (json) {
-		printf("%s\n    {\"guid\": \"0x%016llx\", \"desc\": ",
-		       *first ? "" : ",", (unsigned long long)port->guid);
-		vf_json_string(stdout, vf_node_desc(f, &f->nodes[port->node]));
-		printf(", \"port\": %u, \"pkeys\": [", port->num);
-	} else
+	if (ports) {
+		o = json_object_new_object();
+		pkeys = json_object_new_array();
+		rc |= vf_json_add(o, "guid", vf_json_hex(port->guid, 16));
+		rc |= vf_json_add(o, "desc", vf_json_bytes(desc));
+		rc |= vf_json_add(o, "port", json_object_new_int(port->num));
+		/* the array stays valid for the entries once added to o */
+		json_object_get(pkeys);
+		rc |= vf_json_add(o, "pkeys", pkeys);
+		if (rc) {
+			json_object_put(pkeys);
+			json_object_put(o);
+			return -ENOMEM;
+		}
+	} else {
 		printf("0x%016llx %-24s %3u ", (unsigned long long)port->guid,
-		       vf_node_desc(f, &f->nodes[port->node]), port->num);
-	*first = false;
-	/* index 0 first, then the map's order */
+		       desc, port->num);
+	}
 	for (unsigned k = 0; k < n; k++) {
 		uint8_t m = membership(order[k], p);
 
 		if ((order[k]->pkey | 0x8000) != (idx0 | 0x8000))
 			continue;
-		print_entry(order[k], m, index, json);
+		rc |= print_entry(order[k], m, index, pkeys);
 		index += m == VF_MEMBER_BOTH ? 2 : 1;
 	}
 	for (unsigned k = 0; k < n; k++) {
@@ -253,49 +280,84 @@ static void print_port(const struct vf_plan *plan,
 		if (m == VF_MEMBER_NONE ||
 		    (order[k]->pkey | 0x8000) == (idx0 | 0x8000))
 			continue;
-		print_entry(order[k], m, index, json);
+		rc |= print_entry(order[k], m, index, pkeys);
 		index += m == VF_MEMBER_BOTH ? 2 : 1;
 	}
-	printf(json ? "]}" : "\n");
+	if (!ports) {
+		printf("\n");
+		return 0;
+	}
+	json_object_put(pkeys);
+	return rc | vf_json_push(ports, o);
 }
 
-static void print_plan(const struct vf_config *c, const struct vf_plan *plan,
-		       const struct vf_fabric *f, bool json)
+/* The plan as JSON: {"vfs": [...], "ports": [...], "dropped": N}. */
+static int print_plan_json(const struct vf_config *c,
+			   const struct vf_plan *plan,
+			   const struct vf_fabric *f,
+			   struct vf_partition **order)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *vfs = json_object_new_array();
+	struct json_object *ports = json_object_new_array();
+	int rc = 0;
+
+	for (unsigned i = 0; i < c->num_vfs; i++) {
+		struct json_object *v;
+
+		if (!plan->vf_pkey[i])
+			continue;
+		v = json_object_new_object();
+		rc |= vf_json_add(v, "name", vf_json_bytes(c->vfs[i].name));
+		rc |= vf_json_add(v, "pkey", vf_json_hex(plan->vf_pkey[i], 4));
+		rc |= vf_json_add(v, "sl", json_object_new_int(plan->vf_sl[i]));
+		rc |= vf_json_push(vfs, v);
+	}
+	rc |= vf_json_add(o, "vfs", vfs);
+	for (uint32_t p = 0; p < f->num_ports && ports; p++)
+		if (membership(&plan->parts[0], p) != VF_MEMBER_NONE)
+			rc |= print_port(plan, f, p, order, plan->num_parts,
+					 ports);
+	rc |= vf_json_add(o, "ports", ports);
+	rc |= vf_json_add(o, "dropped", json_object_new_int64(plan->dropped));
+	if (!rc)
+		rc = vf_json_print(stdout, o, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_SPACED);
+	json_object_put(o);
+	return rc;
+}
+
+/* The plan as text or JSON: 0, or -ENOMEM / -EIO. */
+static int print_plan(const struct vf_config *c, const struct vf_plan *plan,
+		      const struct vf_fabric *f, bool json)
 {
 	struct vf_partition **order = malloc((plan->num_parts + 1) *
 					     sizeof(*order));
-	bool first = true;
+	int rc = 0;
 
 	if (!order)
-		return;
+		return -ENOMEM;
 	for (unsigned k = 0; k < plan->num_parts; k++)
 		order[k] = &plan->parts[k];
 	qsort(order, plan->num_parts, sizeof(*order), by_map_key);
-	printf(json ? "{\n  \"vfs\": [" : "# virtual fabric: P_Key SL\n");
-	for (unsigned i = 0, shown = 0; i < c->num_vfs; i++) {
-		if (!plan->vf_pkey[i])
-			continue;
-		if (json) {
-			printf("%s{\"name\": ", shown++ ? ", " : "");
-			vf_json_string(stdout, c->vfs[i].name);
-			printf(", \"pkey\": \"0x%04x\", \"sl\": %d}",
-			       plan->vf_pkey[i], plan->vf_sl[i]);
-		} else
+	if (json) {
+		rc = print_plan_json(c, plan, f, order);
+		free(order);
+		return rc;
+	}
+	printf("# virtual fabric: P_Key SL\n");
+	for (unsigned i = 0; i < c->num_vfs; i++)
+		if (plan->vf_pkey[i])
 			printf("%s: 0x%04x %d\n", c->vfs[i].name,
 			       plan->vf_pkey[i], plan->vf_sl[i]);
-	}
-	printf(json ? "],\n  \"ports\": [" :
-		      "# port GUID, NodeDesc, port: index:P_Key(partition) (full members have bit 15 set)\n");
+	printf("# port GUID, NodeDesc, port: index:P_Key(partition) (full members have bit 15 set)\n");
 	for (uint32_t p = 0; p < f->num_ports; p++)
 		if (membership(&plan->parts[0], p) != VF_MEMBER_NONE)
-			print_port(plan, f, p, order, plan->num_parts, json,
-				   &first);
-	if (json)
-		printf("\n  ],\n  \"dropped\": %u\n}\n", plan->dropped);
-	else
-		printf("# %u partitions; %u memberships dropped for P_Key table size\n",
-		       plan->num_parts, plan->dropped);
+			print_port(plan, f, p, order, plan->num_parts, NULL);
+	printf("# %u partitions; %u memberships dropped for P_Key table size\n",
+	       plan->num_parts, plan->dropped);
 	free(order);
+	return 0;
 }
 
 /*
@@ -479,7 +541,10 @@ int vf_cmd_resolve(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	print_plan(&c, &plan, f, json);
+	if (print_plan(&c, &plan, f, json)) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		rc = 1;
+	}
 	if (!json)
 		print_qos(&c, &plan, vls ? vls : 1);
 	if (assign && a.changed)

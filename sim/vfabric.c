@@ -25,6 +25,7 @@
 #include "routing/netfile.h"
 #include "routing/partload.h"
 #include "routing/routecheck.h"
+#include "routing/vfjson.h"
 #include "plugin/options.h"
 #include "sim/arcmd.h"
 #include "sim/arsimcmd.h"
@@ -390,18 +391,24 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 		fprintf(stderr, "vfabric: out of memory in the route checks\n");
 		return EXIT_USAGE;
 	}
-	if (c->json && !tr) {
-		vf_route_report_json(out, &r);
-	} else if (c->json) {
-		fputc('{', out);
-		vf_route_report_json_fields(out, &r);
-		fputs(",\"partitions\":", out);
-		vf_partload_json(out, &pl, tr);
-		if (k >= 0) {
-			fputs(",\"class_links\":", out);
-			vf_partload_links_json(out, &pl, f, tr, k);
+	if (c->json) {
+		struct json_object *o = vf_route_report_json(&r);
+		int rc = 0;
+
+		if (tr)
+			rc |= vf_json_add(o, "partitions",
+					  vf_partload_json(&pl, tr));
+		if (k >= 0)
+			rc |= vf_json_add(o, "class_links",
+					  vf_partload_links_json(&pl, f, tr,
+								 k));
+		if (rc || vf_json_print(out, o, JSON_C_TO_STRING_PLAIN)) {
+			json_object_put(o);
+			vf_partload_free(&pl);
+			fprintf(stderr, "vfabric: cannot print the JSON report\n");
+			return EXIT_USAGE;
 		}
-		fputs("}\n", out);
+		json_object_put(o);
 	} else {
 		vf_route_report_print(out, &r);
 		if (tr)
