@@ -610,6 +610,97 @@ static void print_answers(const struct vf_config *c,
 	}
 }
 
+/* explain --json: port slot p and its DeviceGroups. */
+static struct json_object *groups_json(const struct vf_config *c,
+				       const struct vf_dg_members *m,
+				       const struct vf_fabric *f, uint32_t p,
+				       int *rc)
+{
+	const struct vf_port *port = &f->ports[p];
+	struct json_object *o = json_object_new_object();
+	struct json_object *dgs = json_object_new_array();
+
+	*rc |= vf_json_add(o, "guid", vf_json_hex(port->guid, 16));
+	*rc |= vf_json_add(o, "desc", vf_json_bytes(
+				   vf_node_desc(f, &f->nodes[port->node])));
+	*rc |= vf_json_add(o, "port", json_object_new_int(port->num));
+	for (unsigned g = 0; g < c->num_dgs; g++)
+		if (!c->dgs[g].synthesized && vf_dg_has(m, g, p))
+			*rc |= vf_json_push(dgs,
+					    vf_json_bytes(c->dgs[g].name));
+	*rc |= vf_json_add(o, "device_groups", dgs);
+	return o;
+}
+
+/* explain --json: the Applications that list sid (how 2) or take it. */
+static struct json_object *apps_json(const struct vf_config *c, uint64_t sid,
+				     int how, int *rc)
+{
+	struct json_object *v = json_object_new_array();
+
+	for (unsigned i = 0; i < c->num_apps; i++)
+		if (vf_app_sid_match(c, &c->apps[i], sid) == how)
+			*rc |= vf_json_push(v, vf_json_bytes(c->apps[i].name));
+	return v;
+}
+
+/*
+ * explain --json: what the text says, as one object.  An answer's mtu
+ * (bytes) and rate (IB code) are 0 where the path's own are kept.
+ */
+static int print_explain_json(const struct vf_config *c,
+			      const struct vf_dg_members *m,
+			      const struct vf_fabric *f,
+			      const uint32_t slots[2],
+			      const struct vf_path_query *q,
+			      const struct vf_path_answers *a)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *trace = json_object_new_array();
+	struct json_object *answers = json_object_new_array();
+	int rc = 0;
+
+	rc |= vf_json_add(o, "source", groups_json(c, m, f, slots[0], &rc));
+	rc |= vf_json_add(o, "destination",
+			  groups_json(c, m, f, slots[1], &rc));
+	if (q->sid_given) {
+		struct json_object *apps = json_object_new_object();
+
+		rc |= vf_json_add(o, "service_id", vf_json_hex(q->sid, 16));
+		rc |= vf_json_add(apps, "listed", apps_json(c, q->sid, 2, &rc));
+		rc |= vf_json_add(apps, "unmatched",
+				  apps_json(c, q->sid, 1, &rc));
+		rc |= vf_json_add(o, "applications", apps);
+	}
+	for (unsigned i = 0; i < a->trace.n; i++)
+		rc |= vf_json_push(trace, vf_json_bytes(a->trace.v[i]));
+	rc |= vf_json_add(o, "trace", trace);
+	for (unsigned i = 0; i < a->n; i++) {
+		const struct vf_path_answer *x = &a->v[i];
+		struct json_object *y = json_object_new_object();
+		char label[96];
+
+		rc |= vf_json_add(y, "pkey", vf_json_hex(x->pkey, 4));
+		rc |= vf_json_add(y, "sl", json_object_new_int(x->sl));
+		rc |= vf_json_add(y, "mtu", json_object_new_int64(x->mtu));
+		rc |= vf_json_add(y, "rate", json_object_new_int64(x->rate));
+		rc |= vf_json_add(y, "pkt_life_exp",
+				  json_object_new_int64(x->life_exp));
+		rc |= vf_json_add(y, "vf", vf_json_bytes(c->vfs[x->vf].name));
+		rc |= vf_json_add(y, "label", vf_json_bytes(
+					  vf_config_vf_label(&c->vfs[x->vf],
+							     label,
+							     sizeof(label))));
+		rc |= vf_json_push(answers, y);
+	}
+	rc |= vf_json_add(o, "answers", answers);
+	if (!rc)
+		rc = vf_json_print(stdout, o, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_SPACED);
+	json_object_put(o);
+	return rc;
+}
+
 int vf_cmd_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -620,9 +711,11 @@ int vf_cmd_explain(int argc, char **argv)
 		{ "pkey", required_argument, NULL, 'k' },
 		{ "sl", required_argument, NULL, 'l' },
 		{ "sm", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
 		{ 0 }
 	};
 	const char *topo = NULL, *src = NULL, *dst = NULL, *sm = NULL;
+	bool json = false;
 	struct vf_path_query q = { .pkey = -1, .sl = -1 };
 	struct vf_plan_opts po = { .sm_port = VF_NONE };
 	struct vf_assignment as = { 0 };
@@ -639,10 +732,11 @@ int vf_cmd_explain(int argc, char **argv)
 	int ch, rc = 2;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:s:d:i:k:l:m:", opts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "t:s:d:i:k:l:m:j", opts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 't': topo = optarg; break;
+		case 'j': json = true; break;
 		case 's': src = optarg; break;
 		case 'd': dst = optarg; break;
 		case 'm': sm = optarg; break;
@@ -657,7 +751,7 @@ int vf_cmd_explain(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || !topo || !src || !dst) {
-		fprintf(stderr, "usage: vfabric explain FILE --topo NET --src NODE --dst NODE [--sid HEX] [--pkey P] [--sl N] [--sm NODE]\nTry 'vfabric --help'.\n");
+		fprintf(stderr, "usage: vfabric explain FILE --topo NET --src NODE --dst NODE [--sid HEX] [--pkey P] [--sl N] [--sm NODE] [--json]\nTry 'vfabric --help'.\n");
 		return 2;
 	}
 	vf_config_init(&c);
@@ -696,11 +790,19 @@ int vf_cmd_explain(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	print_groups(&c, &m, f, "source", slots[0]);
-	print_groups(&c, &m, f, "destination", slots[1]);
-	if (q.sid_given)
-		print_apps(&c, q.sid);
-	print_answers(&c, &a);
+	if (json) {
+		if (print_explain_json(&c, &m, f, slots, &q, &a)) {
+			fprintf(stderr, "vfabric: out of memory\n");
+			rc = 2;
+			goto out;
+		}
+	} else {
+		print_groups(&c, &m, f, "source", slots[0]);
+		print_groups(&c, &m, f, "destination", slots[1]);
+		if (q.sid_given)
+			print_apps(&c, q.sid);
+		print_answers(&c, &a);
+	}
 	rc = a.n ? 0 : 1;
 out:
 	free(rows);
