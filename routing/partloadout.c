@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * Per-partition metrics (partload.h) as text and JSON (json-c objects).  The text lines
- * follow the route report's layout (a 14-column label, then the figures)
- * so that one check-routes run reads as one report.
+ * Per-partition metrics (partload.h) as text and as JSON (json-c
+ * objects).  The text lines follow the route report's layout (a
+ * 14-column label, then the figures) so that one check-routes run reads
+ * as one report.
  */
 #include <inttypes.h>
 #include <stdlib.h>

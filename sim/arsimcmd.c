@@ -630,13 +630,13 @@ static struct json_object *json_failed(const struct vf_fabric *f,
 		*rc |= vf_json_add(l, "guid",
 				   vf_json_hex(f->nodes[q->node].guid, 16));
 		*rc |= vf_json_add(l, "port", json_object_new_int(q->num));
-		*rc |= vf_json_add(l, "desc", vf_json_bytes(
-					   vf_node_desc(f, &f->nodes[q->node])));
+		*rc |= vf_json_add(l, "desc", vf_json_bytes(vf_node_desc(
+					   f, &f->nodes[q->node])));
 		*rc |= vf_json_add(l, "peer_guid",
 				   vf_json_hex(f->nodes[r->node].guid, 16));
 		*rc |= vf_json_add(l, "peer_port", json_object_new_int(r->num));
-		*rc |= vf_json_add(l, "peer_desc", vf_json_bytes(
-					   vf_node_desc(f, &f->nodes[r->node])));
+		*rc |= vf_json_add(l, "peer_desc", vf_json_bytes(vf_node_desc(
+					   f, &f->nodes[r->node])));
 		*rc |= vf_json_push(v, l);
 	}
 	return v;
@@ -711,8 +711,9 @@ static struct json_object *result_json(const struct arsim_args *a,
 	rc |= json_agg(ad, "mean", a, &r->a_mean);
 	rc |= json_agg(ad, "used", a, &r->a_used);
 	rc |= vf_json_add(o, "adaptive", ad);
-	rc |= vf_json_add(o, "ratio", vf_json_sig(ratio(mean(a, &r->s_max),
-							mean(a, &r->a_max)), 4));
+	rc |= vf_json_add(o, "ratio", vf_json_sig(
+				  ratio(mean(a, &r->s_max), mean(a, &r->a_max)),
+				  4));
 	rc |= vf_json_add(gain, "backpressure", vf_json_sig(
 				  ratio(mean(a, &r->s_max),
 					ar_max_model(a, r, true)), 4));
@@ -727,7 +728,8 @@ static struct json_object *result_json(const struct arsim_args *a,
 	for (unsigned i = 0; i < a->runs; i++) {
 		struct json_object *x = json_object_new_object();
 
-		rc |= vf_json_add(x, "seed", json_object_new_int64(a->seed + i));
+		rc |= vf_json_add(x, "seed",
+				  json_object_new_int64(a->seed + i));
 		rc |= vf_json_add(x, "static_max",
 				  json_object_new_int64(r->per_run[i].s_max));
 		rc |= vf_json_add(x, "ar_max",

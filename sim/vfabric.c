@@ -410,7 +410,8 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 		if (rc || vf_json_print(out, o, JSON_C_TO_STRING_PLAIN)) {
 			json_object_put(o);
 			vf_partload_free(&pl);
-			fprintf(stderr, "vfabric: cannot print the JSON report\n");
+			fprintf(stderr,
+				"vfabric: cannot print the JSON report\n");
 			return EXIT_USAGE;
 		}
 		json_object_put(o);

@@ -520,6 +520,15 @@ int cmd_macs(struct em *e, const struct em_opts *o)
 			  JSON_C_TO_STRING_SPACED);
 }
 
+/* The 64-bit counter at byte off of a counters struct. */
+static uint64_t counter(const void *ctrs, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)ctrs + off, sizeof(v));
+	return v;
+}
+
 #define SUM(f) { #f, offsetof(struct vf_ema_summary, f) }
 #define ERR(f) { #f, offsetof(struct vf_ema_errors, f) }
 
@@ -566,12 +575,10 @@ int cmd_counters(struct em *e, const struct em_opts *o)
 		       id.vp_instance, id.vesw_id, id.veswport_num);
 		for (size_t i = 0; i < sizeof(sum) / sizeof(sum[0]); i++)
 			printf("%s %" PRIu64 "\n", sum[i].name,
-			       *(const uint64_t *)((const char *)&s +
-						   sum[i].off));
+			       counter(&s, sum[i].off));
 		for (size_t i = 0; i < sizeof(err) / sizeof(err[0]); i++)
 			printf("%s %" PRIu64 "\n", err[i].name,
-			       *(const uint64_t *)((const char *)&x +
-						   err[i].off));
+			       counter(&x, err[i].off));
 		return EM_EXIT_OK;
 	}
 	res = json_object_new_object();
@@ -581,13 +588,13 @@ int cmd_counters(struct em *e, const struct em_opts *o)
 	jrc |= vf_json_add(res, "port_num",
 			   json_object_new_int64(id.veswport_num));
 	for (size_t i = 0; i < sizeof(sum) / sizeof(sum[0]); i++)
-		jrc |= vf_json_add(res, sum[i].name, json_object_new_uint64(
-					   *(const uint64_t *)((const char *)&s +
-							       sum[i].off)));
+		jrc |= vf_json_add(res, sum[i].name,
+				   json_object_new_uint64(counter(&s,
+								  sum[i].off)));
 	for (size_t i = 0; i < sizeof(err) / sizeof(err[0]); i++)
-		jrc |= vf_json_add(res, err[i].name, json_object_new_uint64(
-					   *(const uint64_t *)((const char *)&x +
-							       err[i].off)));
+		jrc |= vf_json_add(res, err[i].name,
+				   json_object_new_uint64(counter(&x,
+								  err[i].off)));
 	return print_json(res, jrc, JSON_C_TO_STRING_PLAIN |
 			  JSON_C_TO_STRING_SPACED);
 }

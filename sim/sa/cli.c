@@ -175,24 +175,23 @@ static const struct command {
 	const char *name;
 	uint64_t opts;
 } commands[] = {
-	{ "path", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_GET) | OPT(O_SLID) |
-		  OPT(O_DLID) | OPT(O_SGID) | OPT(O_DGID) | OPT(O_SID) |
-		  OPT(O_PKEY) | OPT(O_SL) | OPT(O_NUMB_PATH) |
+	{ "path", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_GET) |
+		  OPT(O_SLID) | OPT(O_DLID) | OPT(O_SGID) | OPT(O_DGID) |
+		  OPT(O_SID) | OPT(O_PKEY) | OPT(O_SL) | OPT(O_NUMB_PATH) |
 		  OPT(O_REVERSIBLE) | OPT(O_MTU) | OPT(O_RATE) |
 		  OPT(O_PKT_LIFE) },
-	{ "join", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_MGID) | OPT(O_PORT_GID) |
-		  OPT(O_PKEY) | OPT(O_QKEY) | OPT(O_SL) | OPT(O_TCLASS) |
-		  OPT(O_MTU) | OPT(O_RATE) | OPT(O_JOIN_STATE) |
-		  OPT(O_CREATE) },
+	{ "join", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_MGID) |
+		  OPT(O_PORT_GID) | OPT(O_PKEY) | OPT(O_QKEY) | OPT(O_SL) |
+		  OPT(O_TCLASS) | OPT(O_MTU) | OPT(O_RATE) |
+		  OPT(O_JOIN_STATE) | OPT(O_CREATE) },
 	{ "leave", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_MGID) |
 		   OPT(O_PORT_GID) | OPT(O_JOIN_STATE) },
 	{ "bench", OPTS_COMMON | OPT(O_DLIDS) | OPT(O_COUNT) |
 		   OPT(O_WINDOW) | OPT(O_GET) | OPT(O_SID) | OPT(O_PKEY) },
 	{ "mpath", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_SGIDS) |
-		   OPT(O_DGIDS) |
-		   OPT(O_SID) | OPT(O_PKEY) | OPT(O_SL) | OPT(O_NUMB_PATH) |
-		   OPT(O_REVERSIBLE) | OPT(O_MTU) | OPT(O_RATE) |
-		   OPT(O_PKT_LIFE) },
+		   OPT(O_DGIDS) | OPT(O_SID) | OPT(O_PKEY) | OPT(O_SL) |
+		   OPT(O_NUMB_PATH) | OPT(O_REVERSIBLE) | OPT(O_MTU) |
+		   OPT(O_RATE) | OPT(O_PKT_LIFE) },
 	{ "raw", OPTS_COMMON | OPTS_RAW | OPT(O_DATA) },
 };
 
