@@ -5,6 +5,7 @@
 # rebuilt when their source or any header of the tree is newer.
 # Exit 0 built, 77 when clang or libFuzzer is missing, 1 on a failure.
 # Environment (the Makefile sets it): CLANG XML_CFLAGS XML_LIBS
+# JSONC_CFLAGS JSONC_LIBS
 # OPENSM_CPPFLAGS FUZZ_TARGETS top_srcdir top_builddir.
 set -u
 src=${top_srcdir:?}
@@ -12,7 +13,7 @@ out=${top_builddir:?}/fuzz/clang
 cc=${CLANG:-clang}
 [ "$cc" = no ] && cc=clang
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $san -I$src -I$out"
+cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $san -I$src -I$out ${JSONC_CFLAGS:-}"
 mkdir -p "$out/obj" || exit 1
 
 # libFuzzer usable? (Debian: clang and libclang-rt-14-dev)
@@ -56,7 +57,7 @@ cd "$src" || exit 1
 lib routing routing/*.c || exit 1
 lib partition partition/*.c || exit 1
 lib vnic vnic/*.c || exit 1
-libs="$out/libvnic.a $out/libpartition.a $out/librouting.a $XML_LIBS -lm"
+libs="$out/libvnic.a $out/libpartition.a $out/librouting.a $XML_LIBS ${JSONC_LIBS:-} -lm"
 
 fail=0
 for t in ${FUZZ_TARGETS:?}; do

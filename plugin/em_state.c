@@ -8,7 +8,6 @@
 #include <opensm/osm_opensm.h>
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,73 +15,14 @@
 #include "partition/filewrite.h"
 #include "plugin/em.h"
 #include "plugin/plugin.h"
-#include "routing/jsonout.h"
 #include "routing/log.h"
+#include "routing/vfjson.h"
 
 #define STATE_FILE "vfabric-em-state.json"
-
-struct buf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void out(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void out(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->s ? b->s + b->len : NULL,
-			      b->s ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0 || b->oom)
-			return;
-		if (b->s && b->len + (size_t)n < b->cap) {
-			b->len += (size_t)n;
-			return;
-		}
-		{
-			size_t cap = (b->cap + (size_t)n + 1) * 2;
-			char *g = realloc(b->s, cap);
-
-			if (!g) {
-				b->oom = true;
-				return;
-			}
-			b->s = g;
-			b->cap = cap;
-		}
-	}
-}
 
 static const char *const state_names[] = {
 	"pending", "configured", "unchanged", "no-endpoint", "failed",
 };
-
-/* str as a JSON string, escaped as vfabric-em's output is. */
-static void json_str(struct buf *b, const char *str)
-{
-	char *esc = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&esc, &n);
-
-	if (!f) {
-		b->oom = true;
-		return;
-	}
-	vf_json_string(f, str);
-	if (fclose(f)) {
-		b->oom = true;
-	} else {
-		out(b, "%s", esc);
-	}
-	free(esc);
-}
 
 /*
  * The names vfabric-em show --json gives the same fields, so that a
@@ -103,44 +43,134 @@ static const char *link_name(unsigned s)
 	return s < 3 ? n[s] : "?";
 }
 
-static void mac(struct buf *b, const uint8_t m[6])
+static struct json_object *mac(const uint8_t m[6])
 {
-	out(b, "\"%02x:%02x:%02x:%02x:%02x:%02x\"", m[0], m[1], m[2], m[3],
-	    m[4], m[5]);
+	char text[18];
+
+	snprintf(text, sizeof(text), "%02x:%02x:%02x:%02x:%02x:%02x", m[0],
+		 m[1], m[2], m[3], m[4], m[5]);
+	return json_object_new_string(text);
 }
 
-static void member(struct buf *b, const struct vf_em_member *mb,
-		   const struct em_ep *ep, const struct em_member_st *st)
+static struct json_object *counters(const struct vf_ema_summary *c,
+				    int *rc)
 {
-	const struct vf_ema_summary *c = &st->ctr;
+	struct json_object *o = json_object_new_object();
 
-	out(b, "{\"guid\": \"0x%016" PRIx64 "\", \"lid\": %u, \"vport\": %u, \"state\": \"%s\", \"base_mac\": ",
-	    mb->guid, mb->lid, mb->vport, state_names[st->state]);
-	mac(b, mb->want.base_mac);
-	out(b, ", \"port_num\": %u, \"config_state\": \"%s\", \"oper_state\": \"%s\", \"link\": \"%s\", \"mac_entries\": %u, \"mac_tbl_digest\": %u, \"host_macs\": [",
-	    mb->want.port_num, vport_state(st->config_state),
-	    vport_state(st->oper_state), link_name(st->link),
-	    ep ? ep->vp[mb->vport].mac_n : 0, st->want_digest);
-	for (unsigned k = 0; ep && k < ep->vp[mb->vport].num_uc; k++) {
-		out(b, k ? ", " : "");
-		mac(b, ep->vp[mb->vport].uc[k]);
-	}
-	out(b, "]");
+	*rc |= vf_json_add(o, "tx_packets",
+			   json_object_new_uint64(c->tx_packets));
+	*rc |= vf_json_add(o, "rx_packets",
+			   json_object_new_uint64(c->rx_packets));
+	*rc |= vf_json_add(o, "tx_bytes", json_object_new_uint64(c->tx_bytes));
+	*rc |= vf_json_add(o, "rx_bytes", json_object_new_uint64(c->rx_bytes));
+	*rc |= vf_json_add(o, "tx_errors",
+			   json_object_new_uint64(c->tx_errors));
+	*rc |= vf_json_add(o, "rx_errors",
+			   json_object_new_uint64(c->rx_errors));
+	*rc |= vf_json_add(o, "tx_unicast",
+			   json_object_new_uint64(c->tx_unicast));
+	*rc |= vf_json_add(o, "tx_mcastbcast",
+			   json_object_new_uint64(c->tx_mcastbcast));
+	*rc |= vf_json_add(o, "rx_unicast",
+			   json_object_new_uint64(c->rx_unicast));
+	*rc |= vf_json_add(o, "rx_mcastbcast",
+			   json_object_new_uint64(c->rx_mcastbcast));
+	return o;
+}
+
+static struct json_object *member(const struct vf_em_member *mb,
+				  const struct em_ep *ep,
+				  const struct em_member_st *st, int *rc)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *macs = json_object_new_array();
+
+	*rc |= vf_json_add(o, "guid", vf_json_hex(mb->guid, 16));
+	*rc |= vf_json_add(o, "lid", json_object_new_int64(mb->lid));
+	*rc |= vf_json_add(o, "vport", json_object_new_int64(mb->vport));
+	*rc |= vf_json_add(o, "state",
+			   json_object_new_string(state_names[st->state]));
+	*rc |= vf_json_add(o, "base_mac", mac(mb->want.base_mac));
+	*rc |= vf_json_add(o, "port_num",
+			   json_object_new_int64(mb->want.port_num));
+	*rc |= vf_json_add(o, "config_state", json_object_new_string(
+				   vport_state(st->config_state)));
+	*rc |= vf_json_add(o, "oper_state", json_object_new_string(
+				   vport_state(st->oper_state)));
+	*rc |= vf_json_add(o, "link",
+			   json_object_new_string(link_name(st->link)));
+	*rc |= vf_json_add(o, "mac_entries", json_object_new_int64(
+				   ep ? ep->vp[mb->vport].mac_n : 0));
+	*rc |= vf_json_add(o, "mac_tbl_digest",
+			   json_object_new_int64(st->want_digest));
+	for (unsigned k = 0; ep && k < ep->vp[mb->vport].num_uc; k++)
+		*rc |= vf_json_push(macs, mac(ep->vp[mb->vport].uc[k]));
+	*rc |= vf_json_add(o, "host_macs", macs);
 	if (ep && ep->cap == EM_CAP_ABSENT) {
 		/* when the back-off lets it be probed again (a SUBNET UP
 		 * probes it at once) */
 		double now = vf_now_ms();
 
-		out(b, ", \"probe_in_ms\": %.0f",
-		    (double)ep->next_probe > now ?
-		    (double)ep->next_probe - now : 0.0);
+		*rc |= vf_json_add(o, "probe_in_ms", vf_json_fixed(
+					   (double)ep->next_probe > now ?
+					   (double)ep->next_probe - now : 0.0,
+					   0));
 	}
 	if (st->ctr_ok)
-		out(b, ", \"counters\": {\"tx_packets\": %" PRIu64 ", \"rx_packets\": %" PRIu64 ", \"tx_bytes\": %" PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx_errors\": %" PRIu64 ", \"rx_errors\": %" PRIu64 ", \"tx_unicast\": %" PRIu64 ", \"tx_mcastbcast\": %" PRIu64 ", \"rx_unicast\": %" PRIu64 ", \"rx_mcastbcast\": %" PRIu64 "}",
-		    c->tx_packets, c->rx_packets, c->tx_bytes, c->rx_bytes,
-		    c->tx_errors, c->rx_errors, c->tx_unicast,
-		    c->tx_mcastbcast, c->rx_unicast, c->rx_mcastbcast);
-	out(b, "}");
+		*rc |= vf_json_add(o, "counters", counters(&st->ctr, rc));
+	return o;
+}
+
+/* The state of a pass as one JSON object; NULL when out of memory. */
+static struct json_object *state_json(struct vf_plugin *p,
+				      const struct vf_em_plan *pl,
+				      const struct em_ep *eps,
+				      unsigned num_eps,
+				      const struct em_member_st *st,
+				      unsigned pass, unsigned bad_mads)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *vesws = json_object_new_array();
+	int rc = 0;
+
+	rc |= vf_json_add(o, "pass", json_object_new_int64(pass));
+	rc |= vf_json_add(o, "fabric_id", json_object_new_int64(pl->fabric_id));
+	rc |= vf_json_add(o, "sm_lid", json_object_new_int64(
+				  cl_ntoh16(p->osm->subn.sm_base_lid)));
+	for (unsigned i = 0; i < pl->num_vesws; i++) {
+		const struct vf_em_vesw *w = &pl->vesws[i];
+		const struct vf_vesw *v = w->count ?
+			&pl->members[w->first].want.vesw : NULL;
+		struct json_object *x = json_object_new_object();
+		struct json_object *members = json_object_new_array();
+
+		rc |= vf_json_add(x, "name", vf_json_bytes(w->name));
+		rc |= vf_json_add(x, "id", json_object_new_int64(w->id));
+		/* the P_Key a number, as vfabric-em show --json has it */
+		rc |= vf_json_add(x, "pkey", json_object_new_int64(w->pkey));
+		rc |= vf_json_add(x, "eth_mtu",
+				  json_object_new_int64(v ? v->eth_mtu : 0));
+		rc |= vf_json_add(x, "u_mcast_dlid", json_object_new_int64(
+					  v ? v->u_mcast_dlid : 0));
+		rc |= vf_json_add(x, "def_port_mask", json_object_new_int64(
+					  v ? v->def_port_mask : 0));
+		for (unsigned m = w->first; m < w->first + w->count; m++) {
+			const struct em_ep *ep = st[m].ep < num_eps ?
+						 &eps[st[m].ep] : NULL;
+
+			rc |= vf_json_push(members, member(&pl->members[m], ep,
+							   &st[m], &rc));
+		}
+		rc |= vf_json_add(x, "members", members);
+		rc |= vf_json_push(vesws, x);
+	}
+	rc |= vf_json_add(o, "vesws", vesws);
+	rc |= vf_json_add(o, "bad_mads", json_object_new_int64(bad_mads));
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
 }
 
 void vf_em_state_write(struct vf_plugin *p, const struct vf_em_plan *pl,
@@ -149,44 +179,29 @@ void vf_em_state_write(struct vf_plugin *p, const struct vf_em_plan *pl,
 		       unsigned bad_mads)
 {
 	const char *dir = p->osm->subn.opt.dump_files_dir;
-	struct buf b = { 0 };
-	char path[4096];
+	struct json_object *o = state_json(p, pl, eps, num_eps, st, pass,
+					   bad_mads);
+	const char *text = o ? json_object_to_json_string_ext(o,
+				JSON_C_TO_STRING_PRETTY |
+				JSON_C_TO_STRING_SPACED |
+				JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+	size_t len = text ? strlen(text) : 0;
+	char path[4096], *file = text ? malloc(len + 2) : NULL;
 	int rc;
 
 	if (!dir || !*dir)
 		dir = "/var/log";
 	snprintf(path, sizeof(path), "%s/%s", dir, STATE_FILE);
-	out(&b, "{\"pass\": %u, \"fabric_id\": %u, \"sm_lid\": %u, \"vesws\": [",
-	    pass, pl->fabric_id, cl_ntoh16(p->osm->subn.sm_base_lid));
-	for (unsigned i = 0; i < pl->num_vesws; i++) {
-		const struct vf_em_vesw *w = &pl->vesws[i];
-		const struct vf_vesw *v = w->count ?
-			&pl->members[w->first].want.vesw : NULL;
-
-		out(&b, "%s\n {\"name\": ", i ? "," : "");
-		json_str(&b, w->name);
-		/* the P_Key a number, as vfabric-em show --json has it */
-		out(&b, ", \"id\": %u, \"pkey\": %u, \"eth_mtu\": %u, \"u_mcast_dlid\": %u, \"def_port_mask\": %u, \"members\": [",
-		    w->id, w->pkey,
-		    v ? v->eth_mtu : 0, v ? v->u_mcast_dlid : 0,
-		    v ? v->def_port_mask : 0);
-		for (unsigned m = w->first; m < w->first + w->count; m++) {
-			const struct em_ep *ep = st[m].ep < num_eps ?
-						 &eps[st[m].ep] : NULL;
-
-			out(&b, "%s\n  ", m > w->first ? "," : "");
-			member(&b, &pl->members[m], ep, &st[m]);
-		}
-		out(&b, "]}");
+	/* out of memory: the last pass's file stays */
+	if (file) {
+		memcpy(file, text, len);
+		file[len] = '\n';
+		file[len + 1] = 0;
+		rc = vf_file_replace(path, file, len + 1);
+		if (rc)
+			vf_log(VF_LOG_WARN, "em: cannot write %s: %s", path,
+			       strerror(-rc));
 	}
-	out(&b, "],\n \"bad_mads\": %u}\n", bad_mads);
-	if (b.oom) {
-		free(b.s);
-		return;
-	}
-	rc = vf_file_replace(path, b.s, b.len);
-	if (rc)
-		vf_log(VF_LOG_WARN, "em: cannot write %s: %s", path,
-		       strerror(-rc));
-	free(b.s);
+	free(file);
+	json_object_put(o);
 }

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonout.h"
 #include "lidwalk.h"
 #include "partload.h"
 

@@ -34,6 +34,8 @@
 #include "fabric.h"
 #include "traffic.h"
 
+struct json_object;
+
 /* Load of one class (or of all together) on directed inter-switch links. */
 struct vf_partload_class {
 	uint64_t pairs;		/* permitted ordered CA port pairs */
@@ -92,17 +94,21 @@ uint32_t vf_partload_links(const struct vf_partload *r,
 			   const struct vf_fabric *f, unsigned c,
 			   struct vf_partload_link *out, uint32_t max);
 
-/* The report as text lines, or as one JSON object (no newline). */
+/*
+ * The report as text lines, or as one JSON object (json-c; NULL when out
+ * of memory) for the caller to print.
+ */
 void vf_partload_print(FILE *out, const struct vf_partload *r,
 		       const struct vf_traffic *tr);
-void vf_partload_json(FILE *out, const struct vf_partload *r,
-		      const struct vf_traffic *tr);
-/* Class c's links as text lines, or as one JSON object (no newline). */
+struct json_object *vf_partload_json(const struct vf_partload *r,
+				     const struct vf_traffic *tr);
+/* Class c's links as text lines, or as one JSON object. */
 void vf_partload_links_print(FILE *out, const struct vf_partload *r,
 			     const struct vf_fabric *f,
 			     const struct vf_traffic *tr, unsigned c);
-void vf_partload_links_json(FILE *out, const struct vf_partload *r,
-			    const struct vf_fabric *f,
-			    const struct vf_traffic *tr, unsigned c);
+struct json_object *vf_partload_links_json(const struct vf_partload *r,
+					   const struct vf_fabric *f,
+					   const struct vf_traffic *tr,
+					   unsigned c);
 
 #endif /* VF_PARTLOAD_H */

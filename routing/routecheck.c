@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonout.h"
 #include "lidwalk.h"
 #include "routecheck.h"
+#include "vfjson.h"
 
 enum { WHITE, GREY, BLACK };	/* DFS colours */
 
@@ -882,46 +882,61 @@ void vf_route_report_print(FILE *out, const struct vf_route_report *r)
 		fprintf(out, "failure       %s\n", r->examples[i]);
 }
 
-void vf_route_report_json_fields(FILE *out, const struct vf_route_report *r)
+struct json_object *vf_route_report_json(const struct vf_route_report *r)
 {
-	fprintf(out, "\"ca_pairs\":%" PRIu64 ",\"ca_unreachable\":%" PRIu64
-		",\"sw_pairs\":%" PRIu64 ",\"sw_unreachable\":%" PRIu64
-		",\"loops\":%" PRIu64 ",\"stretched\":%" PRIu64
-		",\"max_stretch\":%u,\"hops_sum\":%" PRIu64
-		",\"min_hops_sum\":%" PRIu64 ",\"channels\":%u"
-		",\"dependencies\":%" PRIu64 ",\"credit_loop\":%s,\"cycle\":",
-		r->ca_pairs, r->ca_unreachable, r->sw_pairs,
-		r->sw_unreachable, r->loops, r->stretched, r->max_stretch,
-		r->hops_sum, r->min_hops_sum, r->channels, r->dependencies,
-		r->credit_loop ? "true" : "false");
-	vf_json_string(out, r->cycle);
-	fprintf(out, ",\"sw_dependencies\":%" PRIu64
-		",\"sw_credit_loop\":%s,\"sw_cycle\":", r->sw_dependencies,
-		r->sw_credit_loop ? "true" : "false");
-	vf_json_string(out, r->sw_cycle);
-	fprintf(out, ",\"lmc_pairs\":%" PRIu64 ",\"lmc_paths_avg\":%.4f",
-		r->lmc_pairs, ratio(r->lmc_distinct_sum, r->lmc_pairs));
-	fprintf(out, ",\"load_max_by_offset\":[");
-	for (unsigned o = 0; o < r->lid_offsets; o++)
-		fprintf(out, "%s%" PRIu64, o ? "," : "",
-			r->load_max_by_offset[o]);
-	fputc(']', out);
-	fprintf(out, ",\"links\":%u,\"links_used\":%u,\"load_max\":%" PRIu64
-		",\"load_avg\":%.4f,\"load_max_over_avg\":%.4f,\"ok\":%s"
-		",\"examples\":[", r->links, r->links_used, r->load_max,
-		r->load_avg, r->load_max_over_avg,
-		vf_route_report_ok(r) ? "true" : "false");
-	for (unsigned i = 0; i < r->num_examples; i++) {
-		if (i)
-			fputc(',', out);
-		vf_json_string(out, r->examples[i]);
-	}
-	fputc(']', out);
-}
+	struct json_object *o = json_object_new_object();
+	struct json_object *lo = json_object_new_array();
+	struct json_object *ex = json_object_new_array();
+	int rc = 0;
 
-void vf_route_report_json(FILE *out, const struct vf_route_report *r)
-{
-	fputc('{', out);
-	vf_route_report_json_fields(out, r);
-	fputs("}\n", out);
+	rc |= vf_json_add(o, "ca_pairs", json_object_new_uint64(r->ca_pairs));
+	rc |= vf_json_add(o, "ca_unreachable",
+			  json_object_new_uint64(r->ca_unreachable));
+	rc |= vf_json_add(o, "sw_pairs", json_object_new_uint64(r->sw_pairs));
+	rc |= vf_json_add(o, "sw_unreachable",
+			  json_object_new_uint64(r->sw_unreachable));
+	rc |= vf_json_add(o, "loops", json_object_new_uint64(r->loops));
+	rc |= vf_json_add(o, "stretched",
+			  json_object_new_uint64(r->stretched));
+	rc |= vf_json_add(o, "max_stretch",
+			  json_object_new_int64(r->max_stretch));
+	rc |= vf_json_add(o, "hops_sum", json_object_new_uint64(r->hops_sum));
+	rc |= vf_json_add(o, "min_hops_sum",
+			  json_object_new_uint64(r->min_hops_sum));
+	rc |= vf_json_add(o, "channels", json_object_new_int64(r->channels));
+	rc |= vf_json_add(o, "dependencies",
+			  json_object_new_uint64(r->dependencies));
+	rc |= vf_json_add(o, "credit_loop",
+			  json_object_new_boolean(r->credit_loop));
+	rc |= vf_json_add(o, "cycle", vf_json_bytes(r->cycle));
+	rc |= vf_json_add(o, "sw_dependencies",
+			  json_object_new_uint64(r->sw_dependencies));
+	rc |= vf_json_add(o, "sw_credit_loop",
+			  json_object_new_boolean(r->sw_credit_loop));
+	rc |= vf_json_add(o, "sw_cycle", vf_json_bytes(r->sw_cycle));
+	rc |= vf_json_add(o, "lmc_pairs", json_object_new_uint64(r->lmc_pairs));
+	rc |= vf_json_add(o, "lmc_paths_avg",
+			  vf_json_fixed(ratio(r->lmc_distinct_sum,
+					      r->lmc_pairs), 4));
+	for (unsigned i = 0; i < r->lid_offsets; i++)
+		rc |= vf_json_push(lo, json_object_new_uint64(
+					   r->load_max_by_offset[i]));
+	rc |= vf_json_add(o, "load_max_by_offset", lo);
+	rc |= vf_json_add(o, "links", json_object_new_int64(r->links));
+	rc |= vf_json_add(o, "links_used",
+			  json_object_new_int64(r->links_used));
+	rc |= vf_json_add(o, "load_max", json_object_new_uint64(r->load_max));
+	rc |= vf_json_add(o, "load_avg", vf_json_fixed(r->load_avg, 4));
+	rc |= vf_json_add(o, "load_max_over_avg",
+			  vf_json_fixed(r->load_max_over_avg, 4));
+	rc |= vf_json_add(o, "ok",
+			  json_object_new_boolean(vf_route_report_ok(r)));
+	for (unsigned i = 0; i < r->num_examples; i++)
+		rc |= vf_json_push(ex, vf_json_bytes(r->examples[i]));
+	rc |= vf_json_add(o, "examples", ex);
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
 }

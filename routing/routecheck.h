@@ -29,6 +29,8 @@
 
 #include "fabric.h"
 
+struct json_object;
+
 #define VF_CHECK_EXAMPLES 4	/* failing pairs described in a report */
 
 struct vf_route_report {
@@ -81,13 +83,12 @@ int vf_route_check(const struct vf_fabric *f, const struct vf_lfts *t,
 		   struct vf_route_report *r);
 /* True when nothing is unreachable and there is no credit loop. */
 bool vf_route_report_ok(const struct vf_route_report *r);
-/* Print the report as text lines, or as one JSON object. */
+/* Print the report as text lines. */
 void vf_route_report_print(FILE *out, const struct vf_route_report *r);
-void vf_route_report_json(FILE *out, const struct vf_route_report *r);
 /*
- * The members of that object without the braces, for callers that add
- * their own (vfabric check-routes --config).
+ * The report as one JSON object (json-c) for the caller to print or to
+ * add to (vfabric check-routes --config); NULL when out of memory.
  */
-void vf_route_report_json_fields(FILE *out, const struct vf_route_report *r);
+struct json_object *vf_route_report_json(const struct vf_route_report *r);
 
 #endif /* VF_ROUTECHECK_H */

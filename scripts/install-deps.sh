@@ -9,7 +9,7 @@
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config python3 valgrind
 python3-matplotlib time
-opensm libopensm-dev libibumad-dev libxml2-dev
+opensm libopensm-dev libibumad-dev libxml2-dev libjson-c-dev
 ibsim-utils libumad2sim0 infiniband-diags iproute2 iputils-ping
 clang libclang-rt-14-dev
 debhelper dpkg-dev fakeroot lintian"

@@ -19,10 +19,10 @@
 
 #include "routing/arflow.h"
 #include "routing/engine.h"
-#include "routing/jsonout.h"
 #include "routing/lftdump.h"
 #include "routing/lidkeep.h"
 #include "routing/log.h"
+#include "routing/vfjson.h"
 #include "sim/arsimcmd.h"
 #include "sim/progress.h"
 
@@ -642,121 +642,182 @@ static void print_table(FILE *out, const struct arsim_args *a,
 		"", rr->e->name, mean(a, &r->rr_lost));
 }
 
-static void json_agg(FILE *out, const char *key, const struct arsim_args *a,
-		     const struct agg *g)
+/* "key": the mean over the runs, "key_worst": the worst run */
+static int json_agg(struct json_object *o, const char *key,
+		    const struct arsim_args *a, const struct agg *g)
 {
-	fprintf(out, "\"%s\":%.4g,\"%s_worst\":%.4g", key, mean(a, g), key,
-		g->worst);
+	char worst[64];
+	int rc = vf_json_add(o, key, vf_json_sig(mean(a, g), 4));
+
+	snprintf(worst, sizeof(worst), "%s_worst", key);
+	return rc | vf_json_add(o, worst, vf_json_sig(g->worst, 4));
 }
 
-static void json_hist(FILE *out, const uint32_t *h, unsigned len)
+static struct json_object *json_hist(const uint32_t *h, unsigned len,
+				     int *rc)
 {
-	fputc('[', out);
+	struct json_object *v = json_object_new_array();
+
 	for (unsigned i = 0; i < len; i++)
-		fprintf(out, "%s%u", i ? "," : "", h[i]);
-	fputc(']', out);
+		*rc |= vf_json_push(v, json_object_new_int64(h[i]));
+	return v;
 }
 
-static void json_failed(FILE *out, const struct vf_fabric *f, const bool *down)
+static struct json_object *json_failed(const struct vf_fabric *f,
+				       const bool *down, int *rc)
 {
-	bool first = true;
+	struct json_object *v = json_object_new_array();
 
-	fputc('[', out);
 	for (uint32_t p = 0; p < f->num_ports; p++) {
 		const struct vf_port *q = &f->ports[p], *r;
+		struct json_object *l;
 
 		if (!down[p] || q->remote == VF_NONE || q->remote < p)
 			continue;
 		r = &f->ports[q->remote];
-		fprintf(out, "%s{\"guid\":\"0x%016llx\",\"port\":%u,\"desc\":",
-			first ? "" : ",",
-			(unsigned long long)f->nodes[q->node].guid, q->num);
-		vf_json_string(out, vf_node_desc(f, &f->nodes[q->node]));
-		fprintf(out, ",\"peer_guid\":\"0x%016llx\",\"peer_port\":%u,\"peer_desc\":",
-			(unsigned long long)f->nodes[r->node].guid, r->num);
-		vf_json_string(out, vf_node_desc(f, &f->nodes[r->node]));
-		fputc('}', out);
-		first = false;
+		l = json_object_new_object();
+		*rc |= vf_json_add(l, "guid",
+				   vf_json_hex(f->nodes[q->node].guid, 16));
+		*rc |= vf_json_add(l, "port", json_object_new_int(q->num));
+		*rc |= vf_json_add(l, "desc", vf_json_bytes(vf_node_desc(
+					   f, &f->nodes[q->node])));
+		*rc |= vf_json_add(l, "peer_guid",
+				   vf_json_hex(f->nodes[r->node].guid, 16));
+		*rc |= vf_json_add(l, "peer_port", json_object_new_int(r->num));
+		*rc |= vf_json_add(l, "peer_desc", vf_json_bytes(vf_node_desc(
+					   f, &f->nodes[r->node])));
+		*rc |= vf_json_push(v, l);
 	}
-	fputc(']', out);
+	return v;
 }
 
-static void print_json(FILE *out, const struct arsim_args *a,
-		       const struct arsim_result *r,
-		       const struct vf_fabric *f, const bool *down,
-		       const struct reroute *rr)
+/* The failure part: the links, the re-routing and the flows lost. */
+static struct json_object *json_failure(const struct arsim_args *a,
+					const struct arsim_result *r,
+					const struct vf_fabric *f,
+					const bool *down,
+					const struct reroute *rr, int *rc)
 {
-	fputs("{\"topo\":", out);
-	vf_json_string(out, a->topo);
-	fputs(",\"lfts\":", out);
-	vf_json_string(out, a->lfts);
-	fputs(",\"ar\":", out);
-	vf_json_string(out, a->ardump ? a->ardump : "computed");
-	fprintf(out, ",\"pattern\":\"%s\",\"seed\":%u,\"runs\":%u,"
-		"\"algorithm\":\"%s\",\"threshold\":%u,\"rounds\":%u,"
-		"\"backpressure\":%s,\"notify\":%s,\"flows\":%u,"
-		"\"fabric_links\":%u,",
-		vf_flow_pattern_name(a->pattern), a->seed, a->runs,
-		algorithm_name(a->prm.sel.algorithm), a->prm.sel.threshold,
-		a->prm.rounds, a->prm.backpressure ? "true" : "false",
-		a->prm.notify ? "true" : "false",
-		r->flows, r->links);
-	fputs("\"static\":{", out);
-	json_agg(out, "max", a, &r->s_max);
-	fputc(',', out);
-	json_agg(out, "mean", a, &r->s_mean);
-	fputc(',', out);
-	json_agg(out, "used", a, &r->s_used);
-	fputs("},\"adaptive\":{", out);
-	json_agg(out, "max", a, &r->a_max);
-	fputc(',', out);
-	json_agg(out, "mean", a, &r->a_mean);
-	fputc(',', out);
-	json_agg(out, "used", a, &r->a_used);
-	fprintf(out, "},\"ratio\":%.4g,", ratio(mean(a, &r->s_max),
-					       mean(a, &r->a_max)));
-	fprintf(out, "\"gain\":{\"backpressure\":%.4g,\"no_backpressure\":%.4g,"
-		"\"ar_max_backpressure\":%.4g,\"ar_max_no_backpressure\":%.4g},",
-		ratio(mean(a, &r->s_max), ar_max_model(a, r, true)),
-		ratio(mean(a, &r->s_max), ar_max_model(a, r, false)),
-		ar_max_model(a, r, true), ar_max_model(a, r, false));
-	fputs("\"per_run\":[", out);
-	for (unsigned i = 0; i < a->runs; i++)
-		fprintf(out, "%s{\"seed\":%u,\"static_max\":%u,\"ar_max\":%u}",
-			i ? "," : "", a->seed + i, r->per_run[i].s_max,
-			r->per_run[i].a_max);
-	fputs("],\"histogram\":{\"static\":", out);
-	json_hist(out, r->hist_s, r->hist_len);
-	fputs(",\"adaptive\":", out);
-	json_hist(out, r->hist_a, r->hist_len);
-	fputs("},\"failure\":", out);
-	if (!down) {
-		fputs("null}\n", out);
-		return;
+	struct json_object *o = json_object_new_object();
+
+	*rc |= vf_json_add(o, "links", json_failed(f, down, rc));
+	*rc |= vf_json_add(o, "reroute_engine",
+			   json_object_new_string(rr->e->name));
+	*rc |= vf_json_add(o, "reroute_engine_from",
+			   json_object_new_string(rr->why));
+	*rc |= vf_json_add(o, "route_stability",
+			   json_object_new_boolean(rr->stability));
+	*rc |= json_agg(o, "static_lost", a, &r->s_lost);
+	*rc |= json_agg(o, "ar_lost", a, &r->a_lost);
+	*rc |= json_agg(o, "static_max", a, &r->s_fmax);
+	*rc |= json_agg(o, "ar_max", a, &r->a_fmax);
+	*rc |= json_agg(o, "ar_lost_no_notify", a, &r->n_lost);
+	*rc |= json_agg(o, "ar_max_no_notify", a, &r->n_fmax);
+	*rc |= json_agg(o, "rerouted_static_max", a, &r->rr_smax);
+	*rc |= json_agg(o, "rerouted_ar_max", a, &r->rr_amax);
+	*rc |= json_agg(o, "rerouted_lost", a, &r->rr_lost);
+	return o;
+}
+
+/* The whole result as one JSON object (NULL when out of memory). */
+static struct json_object *result_json(const struct arsim_args *a,
+				       const struct arsim_result *r,
+				       const struct vf_fabric *f,
+				       const bool *down,
+				       const struct reroute *rr)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *st = json_object_new_object();
+	struct json_object *ad = json_object_new_object();
+	struct json_object *gain = json_object_new_object();
+	struct json_object *runs = json_object_new_array();
+	struct json_object *hist = json_object_new_object();
+	int rc = 0;
+
+	rc |= vf_json_add(o, "topo", vf_json_bytes(a->topo));
+	rc |= vf_json_add(o, "lfts", vf_json_bytes(a->lfts));
+	rc |= vf_json_add(o, "ar", vf_json_bytes(a->ardump ? a->ardump :
+						  "computed"));
+	rc |= vf_json_add(o, "pattern", json_object_new_string(
+				  vf_flow_pattern_name(a->pattern)));
+	rc |= vf_json_add(o, "seed", json_object_new_int64(a->seed));
+	rc |= vf_json_add(o, "runs", json_object_new_int64(a->runs));
+	rc |= vf_json_add(o, "algorithm", json_object_new_string(
+				  algorithm_name(a->prm.sel.algorithm)));
+	rc |= vf_json_add(o, "threshold",
+			  json_object_new_int64(a->prm.sel.threshold));
+	rc |= vf_json_add(o, "rounds", json_object_new_int64(a->prm.rounds));
+	rc |= vf_json_add(o, "backpressure",
+			  json_object_new_boolean(a->prm.backpressure));
+	rc |= vf_json_add(o, "notify", json_object_new_boolean(a->prm.notify));
+	rc |= vf_json_add(o, "flows", json_object_new_int64(r->flows));
+	rc |= vf_json_add(o, "fabric_links", json_object_new_int64(r->links));
+	rc |= json_agg(st, "max", a, &r->s_max);
+	rc |= json_agg(st, "mean", a, &r->s_mean);
+	rc |= json_agg(st, "used", a, &r->s_used);
+	rc |= vf_json_add(o, "static", st);
+	rc |= json_agg(ad, "max", a, &r->a_max);
+	rc |= json_agg(ad, "mean", a, &r->a_mean);
+	rc |= json_agg(ad, "used", a, &r->a_used);
+	rc |= vf_json_add(o, "adaptive", ad);
+	rc |= vf_json_add(o, "ratio", vf_json_sig(
+				  ratio(mean(a, &r->s_max), mean(a, &r->a_max)),
+				  4));
+	rc |= vf_json_add(gain, "backpressure", vf_json_sig(
+				  ratio(mean(a, &r->s_max),
+					ar_max_model(a, r, true)), 4));
+	rc |= vf_json_add(gain, "no_backpressure", vf_json_sig(
+				  ratio(mean(a, &r->s_max),
+					ar_max_model(a, r, false)), 4));
+	rc |= vf_json_add(gain, "ar_max_backpressure",
+			  vf_json_sig(ar_max_model(a, r, true), 4));
+	rc |= vf_json_add(gain, "ar_max_no_backpressure",
+			  vf_json_sig(ar_max_model(a, r, false), 4));
+	rc |= vf_json_add(o, "gain", gain);
+	for (unsigned i = 0; i < a->runs; i++) {
+		struct json_object *x = json_object_new_object();
+
+		rc |= vf_json_add(x, "seed",
+				  json_object_new_int64(a->seed + i));
+		rc |= vf_json_add(x, "static_max",
+				  json_object_new_int64(r->per_run[i].s_max));
+		rc |= vf_json_add(x, "ar_max",
+				  json_object_new_int64(r->per_run[i].a_max));
+		rc |= vf_json_push(runs, x);
 	}
-	fputs("{\"links\":", out);
-	json_failed(out, f, down);
-	fprintf(out, ",\"reroute_engine\":\"%s\",\"reroute_engine_from\":\"%s\","
-		"\"route_stability\":%s,", rr->e->name, rr->why,
-		rr->stability ? "true" : "false");
-	json_agg(out, "static_lost", a, &r->s_lost);
-	fputc(',', out);
-	json_agg(out, "ar_lost", a, &r->a_lost);
-	fputc(',', out);
-	json_agg(out, "static_max", a, &r->s_fmax);
-	fputc(',', out);
-	json_agg(out, "ar_max", a, &r->a_fmax);
-	fputc(',', out);
-	json_agg(out, "ar_lost_no_notify", a, &r->n_lost);
-	fputc(',', out);
-	json_agg(out, "ar_max_no_notify", a, &r->n_fmax);
-	fputc(',', out);
-	json_agg(out, "rerouted_static_max", a, &r->rr_smax);
-	fputc(',', out);
-	json_agg(out, "rerouted_ar_max", a, &r->rr_amax);
-	fputc(',', out);
-	json_agg(out, "rerouted_lost", a, &r->rr_lost);
-	fputs("}}\n", out);
+	rc |= vf_json_add(o, "per_run", runs);
+	rc |= vf_json_add(hist, "static", json_hist(r->hist_s, r->hist_len,
+						    &rc));
+	rc |= vf_json_add(hist, "adaptive", json_hist(r->hist_a, r->hist_len,
+						      &rc));
+	rc |= vf_json_add(o, "histogram", hist);
+	/* no failure: null (json-c's NULL; the add cannot fail on it) */
+	if (down)
+		rc |= vf_json_add(o, "failure",
+				  json_failure(a, r, f, down, rr, &rc));
+	else if (!o || json_object_object_add(o, "failure", NULL))
+		rc = -ENOMEM;
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Print the result as JSON: 0, or -ENOMEM / -EIO. */
+static int print_json(FILE *out, const struct arsim_args *a,
+		      const struct arsim_result *r,
+		      const struct vf_fabric *f, const bool *down,
+		      const struct reroute *rr)
+{
+	struct json_object *o = result_json(a, r, f, down, rr);
+	int rc = vf_json_print(out, o, JSON_C_TO_STRING_PLAIN);
+
+	json_object_put(o);
+	if (rc)
+		fprintf(stderr, "vfabric: arsim: cannot print the JSON: %s\n",
+			strerror(-rc));
+	return rc;
 }
 
 /*
@@ -815,8 +876,11 @@ static int plot(const struct arsim_args *a, const struct arsim_result *r,
 			close(fd);
 		return EXIT_PLOT;
 	}
-	print_json(out, a, r, f, down, rr);
-	fclose(out);
+	rc = print_json(out, a, r, f, down, rr);
+	if (fclose(out) || rc) {
+		unlink(tmp);
+		return EXIT_PLOT;
+	}
 	argv[0] = (char *)python();
 	argv[1] = (char *)plot_script(script, sizeof(script));
 	argv[2] = tmp;
@@ -841,18 +905,24 @@ static int report(const struct arsim_args *a, const struct arsim_result *r,
 		  const struct reroute *rr)
 {
 	FILE *out = stdout;
+	int rc = 0;
 
 	if (a->json && strcmp(a->json, "-") && !(out = fopen(a->json, "w"))) {
 		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->json,
 			strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (a->json)
-		print_json(out, a, r, f, down, rr);
-	if (out != stdout)
-		fclose(out);
+	if (a->json && print_json(out, a, r, f, down, rr))
+		rc = EXIT_USAGE;
+	if (out != stdout && fclose(out) && !rc) {
+		fprintf(stderr, "vfabric: arsim: %s: %s\n", a->json,
+			strerror(errno));
+		rc = EXIT_USAGE;
+	}
 	if (!a->json || out != stdout)
 		print_table(stdout, a, r, f, down, rr);
+	if (rc)
+		return rc;
 	return a->plot ? plot(a, r, f, down, rr) : 0;
 }
 

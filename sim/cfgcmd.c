@@ -14,6 +14,7 @@
  * P_Key table would lose.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +28,8 @@
 #include "partition/qos.h"
 #include "partition/query.h"
 #include "partition/traffic.h"
-#include "routing/jsonout.h"
 #include "routing/netfile.h"
+#include "routing/vfjson.h"
 #include "sim/cfgcmd.h"
 
 /*
@@ -280,45 +281,71 @@ static int by_map_key(const void *a, const void *b)
 	return (int)map_key(x->pkey) - (int)map_key(y->pkey);
 }
 
-static void print_entry(const struct vf_partition *part, uint8_t m,
-			unsigned index, bool json)
+/*
+ * One P_Key table entry: appended to the JSON array pkeys, or printed
+ * when pkeys is NULL.  0 or -ENOMEM.
+ */
+static int print_entry(const struct vf_partition *part, uint8_t m,
+		       unsigned index, struct json_object *pkeys)
 {
-	if (json) {
-		printf("%s{\"pkey\": \"0x%04x\", \"index\": %u, \"membership\": \"%s\", \"partition\": ",
-		       index ? ", " : "", part->pkey, index, member_word[m]);
-		vf_json_string(stdout, part->name);
-		printf("}");
-	} else
+	struct json_object *e;
+	int rc = 0;
+
+	if (!pkeys) {
 		printf(" %u:0x%04x(%s)", index,
 		       part->pkey | (m == VF_MEMBER_LIMITED ? 0 : 0x8000),
 		       part->name);
+		return 0;
+	}
+	e = json_object_new_object();
+	rc |= vf_json_add(e, "pkey", vf_json_hex(part->pkey, 4));
+	rc |= vf_json_add(e, "index", json_object_new_int64(index));
+	rc |= vf_json_add(e, "membership",
+			  json_object_new_string(member_word[m]));
+	rc |= vf_json_add(e, "partition", vf_json_bytes(part->name));
+	return rc | vf_json_push(pkeys, e);
 }
 
-static void print_port(const struct vf_plan *plan,
-		       const struct vf_fabric *f, uint32_t p,
-		       struct vf_partition **order, unsigned n, bool json,
-		       bool *first)
+/*
+ * End port p's P_Keys, index 0 first, then the map's order: appended to
+ * the JSON array ports, or printed as a line when ports is NULL.
+ */
+static int print_port(const struct vf_plan *plan,
+		      const struct vf_fabric *f, uint32_t p,
+		      struct vf_partition **order, unsigned n,
+		      struct json_object *ports)
 {
 	const struct vf_port *port = &f->ports[p];
+	const char *desc = vf_node_desc(f, &f->nodes[port->node]);
 	uint16_t idx0 = vf_plan_port_index0(plan, p);
+	struct json_object *o = NULL, *pkeys = NULL;
 	unsigned index = 0;
+	int rc = 0;
 
-	if (json) {
-		printf("%s\n    {\"guid\": \"0x%016llx\", \"desc\": ",
-		       *first ? "" : ",", (unsigned long long)port->guid);
-		vf_json_string(stdout, vf_node_desc(f, &f->nodes[port->node]));
-		printf(", \"port\": %u, \"pkeys\": [", port->num);
-	} else
+	if (ports) {
+		o = json_object_new_object();
+		pkeys = json_object_new_array();
+		rc |= vf_json_add(o, "guid", vf_json_hex(port->guid, 16));
+		rc |= vf_json_add(o, "desc", vf_json_bytes(desc));
+		rc |= vf_json_add(o, "port", json_object_new_int(port->num));
+		/* the array stays valid for the entries once added to o */
+		json_object_get(pkeys);
+		rc |= vf_json_add(o, "pkeys", pkeys);
+		if (rc) {
+			json_object_put(pkeys);
+			json_object_put(o);
+			return -ENOMEM;
+		}
+	} else {
 		printf("0x%016llx %-24s %3u ", (unsigned long long)port->guid,
-		       vf_node_desc(f, &f->nodes[port->node]), port->num);
-	*first = false;
-	/* index 0 first, then the map's order */
+		       desc, port->num);
+	}
 	for (unsigned k = 0; k < n; k++) {
 		uint8_t m = membership(order[k], p);
 
 		if ((order[k]->pkey | 0x8000) != (idx0 | 0x8000))
 			continue;
-		print_entry(order[k], m, index, json);
+		rc |= print_entry(order[k], m, index, pkeys);
 		index += m == VF_MEMBER_BOTH ? 2 : 1;
 	}
 	for (unsigned k = 0; k < n; k++) {
@@ -327,49 +354,84 @@ static void print_port(const struct vf_plan *plan,
 		if (m == VF_MEMBER_NONE ||
 		    (order[k]->pkey | 0x8000) == (idx0 | 0x8000))
 			continue;
-		print_entry(order[k], m, index, json);
+		rc |= print_entry(order[k], m, index, pkeys);
 		index += m == VF_MEMBER_BOTH ? 2 : 1;
 	}
-	printf(json ? "]}" : "\n");
+	if (!ports) {
+		printf("\n");
+		return 0;
+	}
+	json_object_put(pkeys);
+	return rc | vf_json_push(ports, o);
 }
 
-static void print_plan(const struct vf_config *c, const struct vf_plan *plan,
-		       const struct vf_fabric *f, bool json)
+/* The plan as JSON: {"vfs": [...], "ports": [...], "dropped": N}. */
+static int print_plan_json(const struct vf_config *c,
+			   const struct vf_plan *plan,
+			   const struct vf_fabric *f,
+			   struct vf_partition **order)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *vfs = json_object_new_array();
+	struct json_object *ports = json_object_new_array();
+	int rc = 0;
+
+	for (unsigned i = 0; i < c->num_vfs; i++) {
+		struct json_object *v;
+
+		if (!plan->vf_pkey[i])
+			continue;
+		v = json_object_new_object();
+		rc |= vf_json_add(v, "name", vf_json_bytes(c->vfs[i].name));
+		rc |= vf_json_add(v, "pkey", vf_json_hex(plan->vf_pkey[i], 4));
+		rc |= vf_json_add(v, "sl", json_object_new_int(plan->vf_sl[i]));
+		rc |= vf_json_push(vfs, v);
+	}
+	rc |= vf_json_add(o, "vfs", vfs);
+	for (uint32_t p = 0; p < f->num_ports && ports; p++)
+		if (membership(&plan->parts[0], p) != VF_MEMBER_NONE)
+			rc |= print_port(plan, f, p, order, plan->num_parts,
+					 ports);
+	rc |= vf_json_add(o, "ports", ports);
+	rc |= vf_json_add(o, "dropped", json_object_new_int64(plan->dropped));
+	if (!rc)
+		rc = vf_json_print(stdout, o, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_SPACED);
+	json_object_put(o);
+	return rc;
+}
+
+/* The plan as text or JSON: 0, or -ENOMEM / -EIO. */
+static int print_plan(const struct vf_config *c, const struct vf_plan *plan,
+		      const struct vf_fabric *f, bool json)
 {
 	struct vf_partition **order = malloc((plan->num_parts + 1) *
 					     sizeof(*order));
-	bool first = true;
+	int rc = 0;
 
 	if (!order)
-		return;
+		return -ENOMEM;
 	for (unsigned k = 0; k < plan->num_parts; k++)
 		order[k] = &plan->parts[k];
 	qsort(order, plan->num_parts, sizeof(*order), by_map_key);
-	printf(json ? "{\n  \"vfs\": [" : "# virtual fabric: P_Key SL\n");
-	for (unsigned i = 0, shown = 0; i < c->num_vfs; i++) {
-		if (!plan->vf_pkey[i])
-			continue;
-		if (json) {
-			printf("%s{\"name\": ", shown++ ? ", " : "");
-			vf_json_string(stdout, c->vfs[i].name);
-			printf(", \"pkey\": \"0x%04x\", \"sl\": %d}",
-			       plan->vf_pkey[i], plan->vf_sl[i]);
-		} else
+	if (json) {
+		rc = print_plan_json(c, plan, f, order);
+		free(order);
+		return rc;
+	}
+	printf("# virtual fabric: P_Key SL\n");
+	for (unsigned i = 0; i < c->num_vfs; i++)
+		if (plan->vf_pkey[i])
 			printf("%s: 0x%04x %d\n", c->vfs[i].name,
 			       plan->vf_pkey[i], plan->vf_sl[i]);
-	}
-	printf(json ? "],\n  \"ports\": [" :
-		      "# port GUID, NodeDesc, port: index:P_Key(partition) (full members have bit 15 set)\n");
+	printf("# port GUID, NodeDesc, port: index:P_Key(partition) (full members have bit 15 set)\n");
 	for (uint32_t p = 0; p < f->num_ports; p++)
 		if (membership(&plan->parts[0], p) != VF_MEMBER_NONE)
-			print_port(plan, f, p, order, plan->num_parts, json,
-				   &first);
-	if (json)
-		printf("\n  ],\n  \"dropped\": %u\n}\n", plan->dropped);
-	else
-		printf("# %u partitions; %u memberships dropped for P_Key table size\n",
-		       plan->num_parts, plan->dropped);
+			print_port(plan, f, p, order, plan->num_parts, NULL);
+	printf("# %u partitions; %u memberships dropped for P_Key table size\n",
+	       plan->num_parts, plan->dropped);
 	free(order);
+	return 0;
 }
 
 /*
@@ -553,7 +615,10 @@ int vf_cmd_resolve(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	print_plan(&c, &plan, f, json);
+	if (print_plan(&c, &plan, f, json)) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		rc = 1;
+	}
 	if (!json)
 		print_qos(&c, &plan, vls ? vls : 1);
 	if (assign && a.changed)
@@ -619,6 +684,97 @@ static void print_answers(const struct vf_config *c,
 	}
 }
 
+/* explain --json: port slot p and its DeviceGroups. */
+static struct json_object *groups_json(const struct vf_config *c,
+				       const struct vf_dg_members *m,
+				       const struct vf_fabric *f, uint32_t p,
+				       int *rc)
+{
+	const struct vf_port *port = &f->ports[p];
+	struct json_object *o = json_object_new_object();
+	struct json_object *dgs = json_object_new_array();
+
+	*rc |= vf_json_add(o, "guid", vf_json_hex(port->guid, 16));
+	*rc |= vf_json_add(o, "desc", vf_json_bytes(
+				   vf_node_desc(f, &f->nodes[port->node])));
+	*rc |= vf_json_add(o, "port", json_object_new_int(port->num));
+	for (unsigned g = 0; g < c->num_dgs; g++)
+		if (!c->dgs[g].synthesized && vf_dg_has(m, g, p))
+			*rc |= vf_json_push(dgs,
+					    vf_json_bytes(c->dgs[g].name));
+	*rc |= vf_json_add(o, "device_groups", dgs);
+	return o;
+}
+
+/* explain --json: the Applications that list sid (how 2) or take it. */
+static struct json_object *apps_json(const struct vf_config *c, uint64_t sid,
+				     int how, int *rc)
+{
+	struct json_object *v = json_object_new_array();
+
+	for (unsigned i = 0; i < c->num_apps; i++)
+		if (vf_app_sid_match(c, &c->apps[i], sid) == how)
+			*rc |= vf_json_push(v, vf_json_bytes(c->apps[i].name));
+	return v;
+}
+
+/*
+ * explain --json: what the text says, as one object.  An answer's mtu
+ * (bytes) and rate (IB code) are 0 where the path's own are kept.
+ */
+static int print_explain_json(const struct vf_config *c,
+			      const struct vf_dg_members *m,
+			      const struct vf_fabric *f,
+			      const uint32_t slots[2],
+			      const struct vf_path_query *q,
+			      const struct vf_path_answers *a)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *trace = json_object_new_array();
+	struct json_object *answers = json_object_new_array();
+	int rc = 0;
+
+	rc |= vf_json_add(o, "source", groups_json(c, m, f, slots[0], &rc));
+	rc |= vf_json_add(o, "destination",
+			  groups_json(c, m, f, slots[1], &rc));
+	if (q->sid_given) {
+		struct json_object *apps = json_object_new_object();
+
+		rc |= vf_json_add(o, "service_id", vf_json_hex(q->sid, 16));
+		rc |= vf_json_add(apps, "listed", apps_json(c, q->sid, 2, &rc));
+		rc |= vf_json_add(apps, "unmatched",
+				  apps_json(c, q->sid, 1, &rc));
+		rc |= vf_json_add(o, "applications", apps);
+	}
+	for (unsigned i = 0; i < a->trace.n; i++)
+		rc |= vf_json_push(trace, vf_json_bytes(a->trace.v[i]));
+	rc |= vf_json_add(o, "trace", trace);
+	for (unsigned i = 0; i < a->n; i++) {
+		const struct vf_path_answer *x = &a->v[i];
+		struct json_object *y = json_object_new_object();
+		char label[96];
+
+		rc |= vf_json_add(y, "pkey", vf_json_hex(x->pkey, 4));
+		rc |= vf_json_add(y, "sl", json_object_new_int(x->sl));
+		rc |= vf_json_add(y, "mtu", json_object_new_int64(x->mtu));
+		rc |= vf_json_add(y, "rate", json_object_new_int64(x->rate));
+		rc |= vf_json_add(y, "pkt_life_exp",
+				  json_object_new_int64(x->life_exp));
+		rc |= vf_json_add(y, "vf", vf_json_bytes(c->vfs[x->vf].name));
+		rc |= vf_json_add(y, "label", vf_json_bytes(
+					  vf_config_vf_label(&c->vfs[x->vf],
+							     label,
+							     sizeof(label))));
+		rc |= vf_json_push(answers, y);
+	}
+	rc |= vf_json_add(o, "answers", answers);
+	if (!rc)
+		rc = vf_json_print(stdout, o, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_SPACED);
+	json_object_put(o);
+	return rc;
+}
+
 int vf_cmd_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -629,9 +785,11 @@ int vf_cmd_explain(int argc, char **argv)
 		{ "pkey", required_argument, NULL, 'k' },
 		{ "sl", required_argument, NULL, 'l' },
 		{ "sm", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
 		{ 0 }
 	};
 	const char *topo = NULL, *src = NULL, *dst = NULL, *sm = NULL;
+	bool json = false;
 	struct vf_path_query q = { .pkey = -1, .sl = -1 };
 	struct vf_plan_opts po = { .sm_port = VF_NONE };
 	struct vf_assignment as = { 0 };
@@ -648,10 +806,11 @@ int vf_cmd_explain(int argc, char **argv)
 	int ch, rc = 2;
 
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "t:s:d:i:k:l:m:", opts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "t:s:d:i:k:l:m:j", opts, NULL)) !=
 	       -1) {
 		switch (ch) {
 		case 't': topo = optarg; break;
+		case 'j': json = true; break;
 		case 's': src = optarg; break;
 		case 'd': dst = optarg; break;
 		case 'm': sm = optarg; break;
@@ -666,7 +825,7 @@ int vf_cmd_explain(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || !topo || !src || !dst) {
-		fprintf(stderr, "usage: vfabric explain FILE --topo NET --src NODE --dst NODE [--sid HEX] [--pkey P] [--sl N] [--sm NODE]\nTry 'vfabric --help'.\n");
+		fprintf(stderr, "usage: vfabric explain FILE --topo NET --src NODE --dst NODE [--sid HEX] [--pkey P] [--sl N] [--sm NODE] [--json]\nTry 'vfabric --help'.\n");
 		return 2;
 	}
 	vf_config_init(&c);
@@ -705,11 +864,19 @@ int vf_cmd_explain(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	print_groups(&c, &m, f, "source", slots[0]);
-	print_groups(&c, &m, f, "destination", slots[1]);
-	if (q.sid_given)
-		print_apps(&c, q.sid);
-	print_answers(&c, &a);
+	if (json) {
+		if (print_explain_json(&c, &m, f, slots, &q, &a)) {
+			fprintf(stderr, "vfabric: out of memory\n");
+			rc = 2;
+			goto out;
+		}
+	} else {
+		print_groups(&c, &m, f, "source", slots[0]);
+		print_groups(&c, &m, f, "destination", slots[1]);
+		if (q.sid_given)
+			print_apps(&c, q.sid);
+		print_answers(&c, &a);
+	}
 	rc = a.n ? 0 : 1;
 out:
 	free(rows);

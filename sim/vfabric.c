@@ -26,6 +26,7 @@
 #include "routing/netfile.h"
 #include "routing/partload.h"
 #include "routing/routecheck.h"
+#include "routing/vfjson.h"
 #include "plugin/options.h"
 #include "sim/arcmd.h"
 #include "sim/arsimcmd.h"
@@ -138,11 +139,16 @@ static const char usage_text[] =
 	"        VLArb weight) and the SL2VL/VLArb tables of a port with N\n"
 	"        data VLs (default 8).\n"
 	"  explain FILE --topo NET --src NODE --dst NODE [--sid HEX]\n"
-	"        [--pkey P] [--sl N] [--sm NODE]\n"
+	"        [--pkey P] [--sl N] [--sm NODE] [--json]\n"
 	"        which Applications, DeviceGroups and virtual fabrics a\n"
 	"        PathRecord query from --src to --dst matches, step by step,\n"
 	"        and the P_Key, SL, MTU, rate and lifetime it is answered\n"
 	"        with (the Omni-Path FM's rules).  Exit 1 if none answers.\n"
+	"        --json: one object: source and destination (guid, desc,\n"
+	"        port, device_groups), service_id and applications (listed,\n"
+	"        unmatched) with --sid, trace (the steps), answers (pkey,\n"
+	"        sl, mtu, rate, pkt_life_exp, vf, label; mtu and rate 0:\n"
+	"        the path's own).\n"
 	"  ar --topo NET --lfts DUMP [--coarse] [--groups N] [-o FILE]\n"
 	"        the adaptive-routing port groups the plugin would program\n"
 	"        for that routing (an AR dump), and the credit-loop check over\n"
@@ -426,18 +432,25 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 		return EXIT_USAGE;
 	}
 	vf_progress_end();
-	if (c->json && !tr) {
-		vf_route_report_json(out, &r);
-	} else if (c->json) {
-		fputc('{', out);
-		vf_route_report_json_fields(out, &r);
-		fputs(",\"partitions\":", out);
-		vf_partload_json(out, &pl, tr);
-		if (k >= 0) {
-			fputs(",\"class_links\":", out);
-			vf_partload_links_json(out, &pl, f, tr, k);
+	if (c->json) {
+		struct json_object *o = vf_route_report_json(&r);
+		int rc = 0;
+
+		if (tr)
+			rc |= vf_json_add(o, "partitions",
+					  vf_partload_json(&pl, tr));
+		if (k >= 0)
+			rc |= vf_json_add(o, "class_links",
+					  vf_partload_links_json(&pl, f, tr,
+								 k));
+		if (rc || vf_json_print(out, o, JSON_C_TO_STRING_PLAIN)) {
+			json_object_put(o);
+			vf_partload_free(&pl);
+			fprintf(stderr,
+				"vfabric: cannot print the JSON report\n");
+			return EXIT_USAGE;
 		}
-		fputs("}\n", out);
+		json_object_put(o);
 	} else {
 		vf_route_report_print(out, &r);
 		if (tr)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "routing/jsonout.h"
+#include "routing/vfjson.h"
 #include "sim/em/em.h"
 
 /* What one endpoint (or a port without one) looks like. */
@@ -220,41 +220,98 @@ static void row_text(const struct endpoint_view *ev, unsigned vp,
 	       entries);
 }
 
-static void row_json(const struct vf_vport *v, unsigned vp,
-		     unsigned entries, bool first)
+/* One vport of show --json, pushed onto the array vports. */
+static int row_json(struct json_object *vports, const struct vf_vport *v,
+		    unsigned vp, unsigned entries)
 {
 	const struct vf_vesw *w = &v->vesw;
+	struct json_object *o = json_object_new_object();
+	struct json_object *ucast = json_object_new_array();
 	char mac[18];
+	int rc = 0;
 
 	em_mac_str(v->base_mac, mac);
-	printf("%s{\"index\": %u, \"fabric_id\": %u, \"vesw_id\": %u, \"pkey\": %u, \"mac\": \"%s\", \"mtu\": %u, \"encap_slid\": %u, \"port_num\": %u, \"config_state\": \"%s\", \"oper_state\": \"%s\", \"link\": \"%s\", \"def_port_mask\": %u, \"u_mcast_dlid\": %u, \"u_ucast_dlid\": [",
-	       first ? "" : ", ", vp, w->fabric_id, w->vesw_id, w->pkey, mac,
-	       w->eth_mtu, v->encap_slid, v->port_num,
-	       em_state_name(v->config_state), em_state_name(v->oper_state),
-	       em_link_name(v->eth_link_status), w->def_port_mask,
-	       w->u_mcast_dlid);
+	rc |= vf_json_add(o, "index", json_object_new_int64(vp));
+	rc |= vf_json_add(o, "fabric_id", json_object_new_int64(w->fabric_id));
+	rc |= vf_json_add(o, "vesw_id", json_object_new_int64(w->vesw_id));
+	rc |= vf_json_add(o, "pkey", json_object_new_int64(w->pkey));
+	rc |= vf_json_add(o, "mac", json_object_new_string(mac));
+	rc |= vf_json_add(o, "mtu", json_object_new_int64(w->eth_mtu));
+	rc |= vf_json_add(o, "encap_slid",
+			  json_object_new_int64(v->encap_slid));
+	rc |= vf_json_add(o, "port_num", json_object_new_int64(v->port_num));
+	rc |= vf_json_add(o, "config_state", json_object_new_string(
+				  em_state_name(v->config_state)));
+	rc |= vf_json_add(o, "oper_state", json_object_new_string(
+				  em_state_name(v->oper_state)));
+	rc |= vf_json_add(o, "link", json_object_new_string(
+				  em_link_name(v->eth_link_status)));
+	rc |= vf_json_add(o, "def_port_mask",
+			  json_object_new_int64(w->def_port_mask));
+	rc |= vf_json_add(o, "u_mcast_dlid",
+			  json_object_new_int64(w->u_mcast_dlid));
 	for (unsigned i = 0; i < VF_VPORT_DEFAULT_PORTS; i++)
-		printf("%s%u", i ? ", " : "", w->u_ucast_dlid[i]);
-	printf("], \"mac_tbl_digest\": %u, \"mac_entries\": %u, \"uc_macs_gen_count\": %u, \"mc_macs_gen_count\": %u}",
-	       v->mac_tbl_digest, entries, v->uc_macs_gen_count,
-	       v->mc_macs_gen_count);
+		rc |= vf_json_push(ucast,
+				   json_object_new_int64(w->u_ucast_dlid[i]));
+	rc |= vf_json_add(o, "u_ucast_dlid", ucast);
+	rc |= vf_json_add(o, "mac_tbl_digest",
+			  json_object_new_int64(v->mac_tbl_digest));
+	rc |= vf_json_add(o, "mac_entries", json_object_new_int64(entries));
+	rc |= vf_json_add(o, "uc_macs_gen_count",
+			  json_object_new_int64(v->uc_macs_gen_count));
+	rc |= vf_json_add(o, "mc_macs_gen_count",
+			  json_object_new_int64(v->mc_macs_gen_count));
+	return rc | vf_json_push(vports, o);
 }
 
-static void head_json(const struct endpoint_view *ev, bool first)
+/*
+ * An endpoint's object of show --json: the port, then what the caller
+ * adds (why there is no endpoint, or its vports).  NULL when out of
+ * memory.
+ */
+static struct json_object *head_json(const struct endpoint_view *ev)
 {
+	struct json_object *o = json_object_new_object();
 	char desc[65], guid[20];
+	int rc = 0;
 
 	node_text(ev, desc, sizeof(desc), guid);
-	printf("%s\n  {\"lid\": %u, \"node\": ", first ? "" : ",", ev->lid);
-	vf_json_string(stdout, desc);
-	printf(", \"port_guid\": \"%s\", \"endpoint\": %s", guid,
-	       ev->rc ? "false" : "true");
+	rc |= vf_json_add(o, "lid", json_object_new_int64(ev->lid));
+	rc |= vf_json_add(o, "node", vf_json_bytes(desc));
+	rc |= vf_json_add(o, "port_guid", json_object_new_string(guid));
+	rc |= vf_json_add(o, "endpoint", json_object_new_boolean(!ev->rc));
 	/* the Sets it refused, by reason; never the key */
-	if (!ev->rc && ev->have_key)
-		printf(", \"key_held\": %s, \"key_lease\": %u, \"refused_not_sm\": %u, \"refused_bad_key\": %u, \"key_expired\": %u",
-		       ev->key.flags & VF_EMA_KEY_HELD ? "true" : "false",
-		       ev->key.lease_s, ev->key.not_sm, ev->key.bad_key,
-		       ev->key.expired);
+	if (!ev->rc && ev->have_key) {
+		rc |= vf_json_add(o, "key_held", json_object_new_boolean(
+					  ev->key.flags & VF_EMA_KEY_HELD));
+		rc |= vf_json_add(o, "key_lease",
+				  json_object_new_int64(ev->key.lease_s));
+		rc |= vf_json_add(o, "refused_not_sm",
+				  json_object_new_int64(ev->key.not_sm));
+		rc |= vf_json_add(o, "refused_bad_key",
+				  json_object_new_int64(ev->key.bad_key));
+		rc |= vf_json_add(o, "key_expired",
+				  json_object_new_int64(ev->key.expired));
+	}
+	if (rc) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Print o (show, macs, counters --json) and release it. */
+static int print_json(struct json_object *o, int rc, int flags)
+{
+	if (!rc)
+		rc = vf_json_print(stdout, o, flags);
+	json_object_put(o);
+	if (rc) {
+		fprintf(stderr, "vfabric-em: cannot print the JSON: %s\n",
+			strerror(-rc));
+		return EM_EXIT_TRANSPORT;
+	}
+	return 0;
 }
 
 /* A vport on a vESW, for the members summary under the table. */
@@ -301,25 +358,31 @@ int cmd_show(struct em *e, const struct em_opts *o)
 	unsigned lids[EM_MAX_LIDS], n;
 	bool listed;
 	int rc = targets(e, o, lids, &n, &listed), worst = EM_EXIT_OK;
+	struct json_object *rows = NULL;
+	int jrc = 0;
 
 	if (rc)
 		return rc;
 	if (o->json)
-		printf("[");
+		rows = json_object_new_array();
 	else
 		printf("%-5s %-20s %-18s %2s %5s %-6s %-17s %5s %-10s %-10s %-7s %5s %5s %4s\n",
 		       "LID", "NODE", "PORT GUID", "VP", "VESW", "PKEY", "MAC",
 		       "MTU", "CONFIG", "OPER", "LINK", "SLID", "PORT", "MACS");
 	for (unsigned i = 0; i < n; i++) {
 		struct endpoint_view ev;
+		struct json_object *row = NULL, *vports = NULL;
 		unsigned first = 0, last;
 
 		if (probe_one(e, lids[i], &ev)) {
 			if (listed)
 				worst = EM_EXIT_TRANSPORT;
 			if (o->json) {
-				head_json(&ev, i == 0);
-				printf(", \"why\": \"%s\"}", why(ev.rc));
+				row = head_json(&ev);
+				jrc |= vf_json_add(row, "why",
+						   json_object_new_string(
+							   why(ev.rc)));
+				jrc |= vf_json_push(rows, row);
 			} else {
 				char desc[65], guid[20];
 
@@ -335,9 +398,14 @@ int cmd_show(struct em *e, const struct em_opts *o)
 			last = o->vport + 1;
 		}
 		if (o->json) {
-			head_json(&ev, i == 0);
-			printf(", \"vports\": %u, \"trap_lid\": %u, \"vport\": [",
-			       vport_count(&ev), ev.cpi.trap_lid);
+			row = head_json(&ev);
+			vports = json_object_new_array();
+			jrc |= vf_json_add(row, "vports",
+					   json_object_new_int64(
+						   vport_count(&ev)));
+			jrc |= vf_json_add(row, "trap_lid",
+					   json_object_new_int64(
+						   ev.cpi.trap_lid));
 		}
 		for (unsigned vp = first; vp < last; vp++) {
 			unsigned entries = 0;
@@ -356,21 +424,41 @@ int cmd_show(struct em *e, const struct em_opts *o)
 				continue;
 			}
 			if (o->json)
-				row_json(&v, vp, entries, vp == first);
+				jrc |= row_json(vports, &v, vp, entries);
 			else
 				row_text(&ev, vp, &v, entries);
 			if (v.vesw.vesw_id && nmembers < EM_MAX_LIDS)
 				members[nmembers++] = (struct member) {
 					v.vesw.vesw_id, ev.lid, vp };
 		}
-		if (o->json)
-			printf("]}");
+		if (o->json) {
+			jrc |= vf_json_add(row, "vport", vports);
+			jrc |= vf_json_push(rows, row);
+		}
 	}
-	if (o->json)
-		printf("\n]\n");
-	else
+	if (!o->json) {
 		print_members(members, nmembers);
-	return worst;
+		return worst;
+	}
+	rc = print_json(rows, jrc, JSON_C_TO_STRING_PRETTY |
+			JSON_C_TO_STRING_SPACED);
+	return rc ? rc : worst;
+}
+
+/* One MAC table entry of macs --json, pushed onto list. */
+static int mac_json(struct json_object *list, unsigned index,
+		    const char *mac, const char *mask,
+		    const struct vf_vport_mac *m)
+{
+	struct json_object *o = json_object_new_object();
+	int rc = 0;
+
+	rc |= vf_json_add(o, "index", json_object_new_int64(index));
+	rc |= vf_json_add(o, "mac", json_object_new_string(mac));
+	rc |= vf_json_add(o, "mask", json_object_new_string(mask));
+	rc |= vf_json_add(o, "dlid", json_object_new_int64(m->dlid_sd >> 8));
+	rc |= vf_json_add(o, "sd", json_object_new_int64(m->dlid_sd & 0xff));
+	return rc | vf_json_push(list, o);
 }
 
 int cmd_macs(struct em *e, const struct em_opts *o)
@@ -378,9 +466,11 @@ int cmd_macs(struct em *e, const struct em_opts *o)
 	unsigned vp = em_given(o, EO_VPORT) ? o->vport : 0, entries = 0;
 	unsigned lid = (unsigned)strtoul(o->args[0], NULL, 0);
 	uint32_t digest = 0;
+	struct json_object *list = NULL, *res = NULL;
+	int jrc = 0;
 
 	if (o->json)
-		printf("{\"lid\": %u, \"vport\": %u, \"entries\": [", lid, vp);
+		list = json_object_new_array();
 	else
 		printf("%-5s %-17s %-17s %5s %4s\n", "INDEX", "MAC", "MASK",
 		       "DLID", "SD");
@@ -394,8 +484,10 @@ int cmd_macs(struct em *e, const struct em_opts *o)
 		if (rc == EM_EXIT_STATUS)
 			fprintf(stderr, "vfabric-em: LID %u: MAC entries: status 0x%04x %s\n",
 				lid, status, vf_ema_status_name(status));
-		if (rc)
+		if (rc) {
+			json_object_put(list);
 			return rc;
+		}
 		digest = s.digest;
 		for (unsigned i = 0; i < s.num; i++) {
 			char mac[18], mask[18];
@@ -405,9 +497,8 @@ int cmd_macs(struct em *e, const struct em_opts *o)
 			em_mac_str(m[i].mac, mac);
 			em_mac_str(m[i].mask, mask);
 			if (o->json)
-				printf("%s\n  {\"index\": %u, \"mac\": \"%s\", \"mask\": \"%s\", \"dlid\": %u, \"sd\": %u}",
-				       entries ? "," : "", off + i, mac, mask,
-				       m[i].dlid_sd >> 8, m[i].dlid_sd & 0xff);
+				jrc |= mac_json(list, off + i, mac, mask,
+						&m[i]);
 			else
 				printf("%-5u %s %s %5u 0x%02x\n", off + i, mac,
 				       mask, m[i].dlid_sd >> 8,
@@ -415,11 +506,27 @@ int cmd_macs(struct em *e, const struct em_opts *o)
 			entries++;
 		}
 	}
-	if (o->json)
-		printf("\n], \"count\": %u, \"digest\": %u}\n", entries, digest);
-	else
+	if (!o->json) {
 		printf("entries %u digest %u\n", entries, digest);
-	return EM_EXIT_OK;
+		return EM_EXIT_OK;
+	}
+	res = json_object_new_object();
+	jrc |= vf_json_add(res, "lid", json_object_new_int64(lid));
+	jrc |= vf_json_add(res, "vport", json_object_new_int64(vp));
+	jrc |= vf_json_add(res, "entries", list);
+	jrc |= vf_json_add(res, "count", json_object_new_int64(entries));
+	jrc |= vf_json_add(res, "digest", json_object_new_int64(digest));
+	return print_json(res, jrc, JSON_C_TO_STRING_PRETTY |
+			  JSON_C_TO_STRING_SPACED);
+}
+
+/* The 64-bit counter at byte off of a counters struct. */
+static uint64_t counter(const void *ctrs, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)ctrs + off, sizeof(v));
+	return v;
 }
 
 #define SUM(f) { #f, offsetof(struct vf_ema_summary, f) }
@@ -449,7 +556,8 @@ int cmd_counters(struct em *e, const struct em_opts *o)
 	struct vf_ema_errors x = { 0 };
 	struct vf_ema_ctr_id id;
 	struct em_reply r;
-	int rc;
+	struct json_object *res;
+	int rc, jrc = 0;
 
 	for (unsigned part = 0; part < VF_EMA_CTR_PARTS; part++) {
 		rc = em_get(e, lid, VF_EMA_SUMMARY_COUNTERS,
@@ -462,27 +570,31 @@ int cmd_counters(struct em *e, const struct em_opts *o)
 	if (rc)
 		return rc;
 	vf_ema_get_errors(r.mad, r.len, 0, &id, &x);
-	if (o->json)
-		printf("{\"lid\": %u, \"vport\": %u, \"vesw_id\": %u, \"port_num\": %u",
-		       lid, id.vp_instance, id.vesw_id, id.veswport_num);
-	else
+	if (!o->json) {
 		printf("lid %u vport %u vesw_id %u port_num %u\n", lid,
 		       id.vp_instance, id.vesw_id, id.veswport_num);
-	for (size_t i = 0; i < sizeof(sum) / sizeof(sum[0]); i++) {
-		uint64_t val = *(const uint64_t *)((const char *)&s +
-						   sum[i].off);
-
-		printf(o->json ? ", \"%s\": %" PRIu64 : "%s %" PRIu64 "\n",
-		       sum[i].name, val);
+		for (size_t i = 0; i < sizeof(sum) / sizeof(sum[0]); i++)
+			printf("%s %" PRIu64 "\n", sum[i].name,
+			       counter(&s, sum[i].off));
+		for (size_t i = 0; i < sizeof(err) / sizeof(err[0]); i++)
+			printf("%s %" PRIu64 "\n", err[i].name,
+			       counter(&x, err[i].off));
+		return EM_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(err) / sizeof(err[0]); i++) {
-		uint64_t val = *(const uint64_t *)((const char *)&x +
-						   err[i].off);
-
-		printf(o->json ? ", \"%s\": %" PRIu64 : "%s %" PRIu64 "\n",
-		       err[i].name, val);
-	}
-	if (o->json)
-		printf("}\n");
-	return EM_EXIT_OK;
+	res = json_object_new_object();
+	jrc |= vf_json_add(res, "lid", json_object_new_int64(lid));
+	jrc |= vf_json_add(res, "vport", json_object_new_int64(id.vp_instance));
+	jrc |= vf_json_add(res, "vesw_id", json_object_new_int64(id.vesw_id));
+	jrc |= vf_json_add(res, "port_num",
+			   json_object_new_int64(id.veswport_num));
+	for (size_t i = 0; i < sizeof(sum) / sizeof(sum[0]); i++)
+		jrc |= vf_json_add(res, sum[i].name,
+				   json_object_new_uint64(counter(&s,
+								  sum[i].off)));
+	for (size_t i = 0; i < sizeof(err) / sizeof(err[0]); i++)
+		jrc |= vf_json_add(res, err[i].name,
+				   json_object_new_uint64(counter(&x,
+								  err[i].off)));
+	return print_json(res, jrc, JSON_C_TO_STRING_PLAIN |
+			  JSON_C_TO_STRING_SPACED);
 }

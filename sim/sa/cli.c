@@ -4,7 +4,8 @@
  * MCMemberRecord queries, joins and a query benchmark.  It speaks to any
  * SA (stock OpenSM, OpenSM with the vfabric plugin, a real fabric), and
  * its output is made to be parsed by tests: a status line, then one line
- * of key=value pairs per record, in a fixed order.
+ * of key=value pairs per record, in a fixed order (or, with --json, one
+ * JSON object of the same fields).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "common/mad.h"
+#include "routing/vfjson.h"
 #include "sim/sa/cli.h"
 
 static const char usage_text[] =
@@ -27,18 +29,19 @@ static const char usage_text[] =
 	"  path [--get] [--slid LID] [--dlid LID] [--sgid GID] [--dgid GID]\n"
 	"       [--sid SID] [--pkey P] [--sl N] [--numb-path N]\n"
 	"       [--reversible 0|1] [--mtu SEL] [--rate SEL] [--pkt-life SEL]\n"
+	"       [--json]\n"
 	"        PathRecord GetTable (--get: Get) with a component for each\n"
 	"        field given (OpenSM: no source or no destination means all\n"
 	"        ports).\n"
 	"  join --mgid GID [--port-gid GID] [--pkey P] [--qkey Q] [--sl N]\n"
 	"       [--tclass N] [--mtu SEL] [--rate SEL] [--join-state N]\n"
-	"       [--create]\n"
+	"       [--create] [--json]\n"
 	"        MCMemberRecord Set.  --port-gid defaults to this port's GID,\n"
 	"        --join-state to 1 (full member).  --create adds what a join\n"
 	"        that creates the group needs (IBA o15-0.2.3: Q_Key, TClass,\n"
 	"        SL, FlowLabel, P_Key, JoinState, PortGID; P_Key 0xffff and\n"
 	"        the others 0 unless given); without --mgid the SA picks it.\n"
-	"  leave --mgid GID [--port-gid GID] [--join-state N]\n"
+	"  leave --mgid GID [--port-gid GID] [--join-state N] [--json]\n"
 	"        MCMemberRecord Delete of that membership.\n"
 	"  bench [--dlids LIST|FILE|all] [--count N] [--window K] [--get]\n"
 	"       [--sid LIST] [--pkey P]\n"
@@ -54,7 +57,7 @@ static const char usage_text[] =
 	"        empty: ok with no record; dlids: how many DLIDs cycled).\n"
 	"  mpath --sgids GID,... --dgids GID,... [--sid SID] [--pkey P]\n"
 	"       [--sl N] [--numb-path N] [--reversible 0|1] [--mtu SEL]\n"
-	"       [--rate SEL] [--pkt-life SEL]\n"
+	"       [--rate SEL] [--pkt-life SEL] [--json]\n"
 	"        MultiPathRecord GetMulti between every source and every\n"
 	"        destination GID (11 GIDs at most: one MAD); NumbPath counts\n"
 	"        over all pairs.  Records are printed as for path.\n"
@@ -99,6 +102,11 @@ static const char usage_text[] =
 	"  answer lost its tail in transit, the records shown are whole\n"
 	"  (under umad2sim an answer is one MAD, of which 224 bytes arrive:\n"
 	"  2 PathRecords, 3 MCMemberRecords).\n"
+	"  --json (path, mpath, join, leave): one object instead, the\n"
+	"  status line's fields (status and records numbers, status_name,\n"
+	"  truncated true|false, tries) and the records under path_records\n"
+	"  or mcmember_records, each an object of the keys above: GIDs and\n"
+	"  sid (64 bits) strings, every other field a number.\n"
 	"\n"
 	"exit status: 0 the SA answered (any status), 1 no answer or no port,\n"
 	"2 bad usage.\n";
@@ -155,6 +163,7 @@ static const struct option long_opts[] = {
 	{ "sm-key", required_argument, NULL, O_SM_KEY },
 	{ "send-len", required_argument, NULL, O_SEND_LEN },
 	{ "data", required_argument, NULL, O_DATA },
+	{ "json", no_argument, NULL, O_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -166,23 +175,23 @@ static const struct command {
 	const char *name;
 	uint64_t opts;
 } commands[] = {
-	{ "path", OPTS_COMMON | OPTS_RAW | OPT(O_GET) | OPT(O_SLID) |
-		  OPT(O_DLID) | OPT(O_SGID) | OPT(O_DGID) | OPT(O_SID) |
-		  OPT(O_PKEY) | OPT(O_SL) | OPT(O_NUMB_PATH) |
+	{ "path", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_GET) |
+		  OPT(O_SLID) | OPT(O_DLID) | OPT(O_SGID) | OPT(O_DGID) |
+		  OPT(O_SID) | OPT(O_PKEY) | OPT(O_SL) | OPT(O_NUMB_PATH) |
 		  OPT(O_REVERSIBLE) | OPT(O_MTU) | OPT(O_RATE) |
 		  OPT(O_PKT_LIFE) },
-	{ "join", OPTS_COMMON | OPTS_RAW | OPT(O_MGID) | OPT(O_PORT_GID) |
-		  OPT(O_PKEY) | OPT(O_QKEY) | OPT(O_SL) | OPT(O_TCLASS) |
-		  OPT(O_MTU) | OPT(O_RATE) | OPT(O_JOIN_STATE) |
-		  OPT(O_CREATE) },
-	{ "leave", OPTS_COMMON | OPTS_RAW | OPT(O_MGID) | OPT(O_PORT_GID) |
-		   OPT(O_JOIN_STATE) },
+	{ "join", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_MGID) |
+		  OPT(O_PORT_GID) | OPT(O_PKEY) | OPT(O_QKEY) | OPT(O_SL) |
+		  OPT(O_TCLASS) | OPT(O_MTU) | OPT(O_RATE) |
+		  OPT(O_JOIN_STATE) | OPT(O_CREATE) },
+	{ "leave", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_MGID) |
+		   OPT(O_PORT_GID) | OPT(O_JOIN_STATE) },
 	{ "bench", OPTS_COMMON | OPT(O_DLIDS) | OPT(O_COUNT) |
 		   OPT(O_WINDOW) | OPT(O_GET) | OPT(O_SID) | OPT(O_PKEY) },
-	{ "mpath", OPTS_COMMON | OPTS_RAW | OPT(O_SGIDS) | OPT(O_DGIDS) |
-		   OPT(O_SID) | OPT(O_PKEY) | OPT(O_SL) | OPT(O_NUMB_PATH) |
-		   OPT(O_REVERSIBLE) | OPT(O_MTU) | OPT(O_RATE) |
-		   OPT(O_PKT_LIFE) },
+	{ "mpath", OPTS_COMMON | OPTS_RAW | OPT(O_JSON) | OPT(O_SGIDS) |
+		   OPT(O_DGIDS) | OPT(O_SID) | OPT(O_PKEY) | OPT(O_SL) |
+		   OPT(O_NUMB_PATH) | OPT(O_REVERSIBLE) | OPT(O_MTU) |
+		   OPT(O_RATE) | OPT(O_PKT_LIFE) },
 	{ "raw", OPTS_COMMON | OPTS_RAW | OPT(O_DATA) },
 };
 
@@ -318,7 +327,7 @@ static int set_option(int opt, const char *arg, struct sa_opts *o)
 
 	switch (opt) {
 	case O_CA: o->ca = arg; return 0;
-	case O_GET: case O_CREATE: return 0;
+	case O_GET: case O_CREATE: case O_JSON: return 0;
 	case O_SGID: return set_gid(opt, arg, o->sgid);
 	case O_DGID: return set_gid(opt, arg, o->dgid);
 	case O_MGID: return set_gid(opt, arg, o->mgid);
@@ -413,37 +422,142 @@ void sa_request_hdr(const struct sa_opts *o, struct vf_sa_hdr *h,
 /* The options of this run, for what sa_ask() applies to every request. */
 static const struct sa_opts *run_opts;
 
+/*
+ * --json: the answer's object (the status line's fields), its list of
+ * records under list_key, and whether memory ran out on the way.
+ */
+static struct json_object *json_out, *json_recs;
+static const char *list_key;
+static int json_rc;
+
+static bool json_mode(void)
+{
+	return run_opts && given(run_opts, O_JSON);
+}
+
 void sa_print_status(const struct vf_sa_hdr *h, unsigned records,
 		     bool truncated, int tries)
 {
-	printf("status 0x%04x %s records %u truncated %d tries %d\n",
-	       h->status, vf_sa_status_name(h->status), records, truncated,
-	       tries);
+	if (!json_mode()) {
+		printf("status 0x%04x %s records %u truncated %d tries %d\n",
+		       h->status, vf_sa_status_name(h->status), records,
+		       truncated, tries);
+		return;
+	}
+	json_object_put(json_out);
+	json_out = json_object_new_object();
+	json_recs = json_object_new_array();
+	json_rc |= vf_json_add(json_out, "status",
+			       json_object_new_int(h->status));
+	json_rc |= vf_json_add(json_out, "status_name", json_object_new_string(
+				       vf_sa_status_name(h->status)));
+	json_rc |= vf_json_add(json_out, "records",
+			       json_object_new_int64(records));
+	json_rc |= vf_json_add(json_out, "truncated",
+			       json_object_new_boolean(truncated));
+	json_rc |= vf_json_add(json_out, "tries", json_object_new_int(tries));
+	json_object_get(json_recs);	/* main() still adds records */
+	json_rc |= vf_json_add(json_out, list_key, json_recs);
+}
+
+/* An integer field of a record object. */
+static void field(struct json_object *o, const char *key, int64_t v)
+{
+	json_rc |= vf_json_add(o, key, json_object_new_int64(v));
+}
+
+static void field_str(struct json_object *o, const char *key,
+		      const char *v)
+{
+	json_rc |= vf_json_add(o, key, json_object_new_string(v));
 }
 
 void sa_print_path(const struct vf_path_rec *pr)
 {
-	char s[64], d[64];
+	char s[64], d[64], sid[24];
+	struct json_object *o;
 
-	printf("slid=0x%04x dlid=0x%04x sgid=%s dgid=%s sid=0x%016llx pkey=0x%04x sl=%u mtu=%u rate=%u pktlife=%u numbpath=%u reversible=%u hoplimit=%u tclass=%u flowlabel=0x%x preference=%u\n",
-	       pr->slid, pr->dlid, vf_gid_str(pr->sgid, s, sizeof(s)),
-	       vf_gid_str(pr->dgid, d, sizeof(d)),
-	       (unsigned long long)pr->service_id, pr->pkey, pr->sl,
-	       vf_mtu_bytes(pr->mtu), pr->rate, pr->life, pr->numb_path,
-	       pr->reversible, pr->hop_limit, pr->tclass, pr->flow_label,
-	       pr->preference);
+	if (!json_mode()) {
+		printf("slid=0x%04x dlid=0x%04x sgid=%s dgid=%s sid=0x%016llx pkey=0x%04x sl=%u mtu=%u rate=%u pktlife=%u numbpath=%u reversible=%u hoplimit=%u tclass=%u flowlabel=0x%x preference=%u\n",
+		       pr->slid, pr->dlid, vf_gid_str(pr->sgid, s, sizeof(s)),
+		       vf_gid_str(pr->dgid, d, sizeof(d)),
+		       (unsigned long long)pr->service_id, pr->pkey, pr->sl,
+		       vf_mtu_bytes(pr->mtu), pr->rate, pr->life,
+		       pr->numb_path, pr->reversible, pr->hop_limit,
+		       pr->tclass, pr->flow_label, pr->preference);
+		return;
+	}
+	o = json_object_new_object();
+	field(o, "slid", pr->slid);
+	field(o, "dlid", pr->dlid);
+	field_str(o, "sgid", vf_gid_str(pr->sgid, s, sizeof(s)));
+	field_str(o, "dgid", vf_gid_str(pr->dgid, d, sizeof(d)));
+	/* 64 bits: a string, as the text has it (no double holds it) */
+	snprintf(sid, sizeof(sid), "0x%016llx",
+		 (unsigned long long)pr->service_id);
+	field_str(o, "sid", sid);
+	field(o, "pkey", pr->pkey);
+	field(o, "sl", pr->sl);
+	field(o, "mtu", vf_mtu_bytes(pr->mtu));
+	field(o, "rate", pr->rate);
+	field(o, "pktlife", pr->life);
+	field(o, "numbpath", pr->numb_path);
+	field(o, "reversible", pr->reversible);
+	field(o, "hoplimit", pr->hop_limit);
+	field(o, "tclass", pr->tclass);
+	field(o, "flowlabel", pr->flow_label);
+	field(o, "preference", pr->preference);
+	json_rc |= vf_json_push(json_recs, o);
 }
 
 void sa_print_mcmember(const struct vf_mcmember_rec *mr)
 {
 	char m[64], g[64];
+	struct json_object *o;
 
-	printf("mgid=%s port_gid=%s mlid=0x%04x pkey=0x%04x qkey=0x%08x sl=%u mtu=%u rate=%u pktlife=%u tclass=%u flowlabel=0x%x hoplimit=%u scope=%u join_state=0x%x\n",
-	       vf_gid_str(mr->mgid, m, sizeof(m)),
-	       vf_gid_str(mr->port_gid, g, sizeof(g)), mr->mlid, mr->pkey,
-	       mr->qkey, mr->sl, vf_mtu_bytes(mr->mtu), mr->rate, mr->life,
-	       mr->tclass, mr->flow_label, mr->hop_limit, mr->scope,
-	       mr->join_state);
+	if (!json_mode()) {
+		printf("mgid=%s port_gid=%s mlid=0x%04x pkey=0x%04x qkey=0x%08x sl=%u mtu=%u rate=%u pktlife=%u tclass=%u flowlabel=0x%x hoplimit=%u scope=%u join_state=0x%x\n",
+		       vf_gid_str(mr->mgid, m, sizeof(m)),
+		       vf_gid_str(mr->port_gid, g, sizeof(g)), mr->mlid,
+		       mr->pkey, mr->qkey, mr->sl, vf_mtu_bytes(mr->mtu),
+		       mr->rate, mr->life, mr->tclass, mr->flow_label,
+		       mr->hop_limit, mr->scope, mr->join_state);
+		return;
+	}
+	o = json_object_new_object();
+	field_str(o, "mgid", vf_gid_str(mr->mgid, m, sizeof(m)));
+	field_str(o, "port_gid", vf_gid_str(mr->port_gid, g, sizeof(g)));
+	field(o, "mlid", mr->mlid);
+	field(o, "pkey", mr->pkey);
+	field(o, "qkey", mr->qkey);
+	field(o, "sl", mr->sl);
+	field(o, "mtu", vf_mtu_bytes(mr->mtu));
+	field(o, "rate", mr->rate);
+	field(o, "pktlife", mr->life);
+	field(o, "tclass", mr->tclass);
+	field(o, "flowlabel", mr->flow_label);
+	field(o, "hoplimit", mr->hop_limit);
+	field(o, "scope", mr->scope);
+	field(o, "join_state", mr->join_state);
+	json_rc |= vf_json_push(json_recs, o);
+}
+
+/* --json: print the answer gathered (none without an answer). */
+static int print_json(int rc)
+{
+	int prc = json_rc;
+
+	if (json_out && !prc)
+		prc = vf_json_print(stdout, json_out,
+				    JSON_C_TO_STRING_PRETTY |
+				    JSON_C_TO_STRING_SPACED);
+	json_object_put(json_recs);
+	json_object_put(json_out);
+	if (!prc)
+		return rc;
+	fprintf(stderr, "vfabric-sa: cannot print the JSON: %s\n",
+		strerror(-prc));
+	return EXIT_TRANSPORT;
 }
 
 int sa_ask(struct vf_sa_port *p, uint8_t *mad, struct vf_sa_hdr *rh,
@@ -507,6 +621,7 @@ int main(int argc, char **argv)
 		       o.retries) < 0)
 		return EXIT_TRANSPORT;
 	run_opts = &o;
+	list_key = i == 1 || i == 2 ? "mcmember_records" : "path_records";
 	port.send_len = o.send_len;
 	if (i == 0)
 		rc = cmd_path(&port, &o);
@@ -518,6 +633,8 @@ int main(int argc, char **argv)
 		rc = cmd_mpath(&port, &o);
 	else
 		rc = cmd_raw(&port, &o);
+	if (given(&o, O_JSON))
+		rc = print_json(rc);
 	vf_sa_close(&port);
 	fflush(stdout);
 	return rc;

@@ -27,6 +27,7 @@ enum sa_opt {
 	O_MGID, O_PORT_GID, O_QKEY, O_JOIN_STATE, O_CREATE, O_TCLASS,
 	O_DLIDS, O_COUNT, O_WINDOW, O_SGIDS, O_DGIDS,
 	O_BASE_VERSION, O_RMPP_FLAGS, O_SM_KEY, O_SEND_LEN, O_DATA,
+	O_JSON,
 	O_NOPTS
 };
 
@@ -89,7 +90,11 @@ void sa_request_hdr(const struct sa_opts *o, struct vf_sa_hdr *h,
 		    uint32_t tid, uint8_t method, uint16_t attr,
 		    uint64_t comp_mask);
 
-/* "status 0xNNNN NAME records N truncated N tries N" */
+/*
+ * "status 0xNNNN NAME records N truncated N tries N", then a record per
+ * line; with --json the same fields gathered into one object that main()
+ * prints once the command is done.
+ */
 void sa_print_status(const struct vf_sa_hdr *h, unsigned records,
 		     bool truncated, int tries);
 void sa_print_path(const struct vf_path_rec *pr);

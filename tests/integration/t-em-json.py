@@ -3,9 +3,10 @@
 """vfabric-em show --json parses as strict UTF-8 JSON whatever bytes a
 port's NodeDescription holds: a NodeDescription is 64 raw bytes, set by
 whoever runs the host, and a program reading the EM's JSON must not
-choke on it.  One host of an ibsim fabric gets a Latin-1 byte (not
-UTF-8) and a control character in its NodeDescription; the JSON must
-decode strictly and give the bytes back as \\u00XX escapes.
+choke on it.  One host of an ibsim fabric gets Latin-1 bytes (not
+UTF-8), well-formed UTF-8, a backslash and control characters in its
+NodeDescription; the JSON must decode strictly, keep the UTF-8 and give
+the other bytes back as U+00XX (routing/vfjson.h).
 """
 
 import json
@@ -19,7 +20,8 @@ import vftest
 EM = os.path.abspath(os.environ.get(
     "VF_EM", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
 PLAIN = b"cn0002 HCA-1"
-ODD = b"cn0002 \xe9\x01 HCA-1"      # Latin-1 e-acute, then SOH
+# Latin-1 e-acute, SOH, a backslash, UTF-8 e-acute, 0xff, a tab
+ODD = b"cn0002 \xe9\x01\\\xc3\xa9\xff\t HCA-1"
 
 
 def main():
@@ -54,9 +56,12 @@ def main():
                "show --json of a port whose NodeDescription is not UTF-8: "
                "strict UTF-8 JSON", f"rc {res.returncode} {err}\n"
                f"{res.stdout!r}\n{res.stderr!r}")
-        tap.ok(rows and rows[0].get("node") == ODD.decode("latin-1"),
-               "... every byte given back (\\u00e9, \\u0001)",
-               str(rows))
+        # well-formed UTF-8 kept, every other byte as U+00XX
+        want = ODD.replace(b"\xc3\xa9", b"\x00").decode("latin-1") \
+            .replace("\x00", "\u00e9")
+        tap.ok(rows and rows[0].get("node") == want,
+               "... every byte given back (\\u00e9, \\u0001, \\\\, "
+               "UTF-8 kept, \\u00ff, \\t)", f"{rows} want {want!r}")
         sim.stop_opensm()
     vfsim.shutil.rmtree(work, ignore_errors=True)
     tap.done()

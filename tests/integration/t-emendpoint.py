@@ -74,6 +74,55 @@ def show(sim, tap, lid):
     return rows[0]["vport"][0] if rows[0]["vport"] else {}
 
 
+def table_rows(text):
+    """vfabric-em show's table: {lid: (node, port GUID, why, {vport:
+    fields})}; NODE is 20 columns wide and may hold blanks."""
+    ports = {}
+    for line in text.splitlines()[1:]:
+        if line.startswith("vESW") or len(line) < 27:
+            continue
+        lid, node = int(line[:5]), line[6:26].rstrip()
+        rest = line[27:].split()
+        entry = ports.setdefault(lid, (node, rest[0], None, {}))
+        if rest[1] == "-":
+            ports[lid] = (node, rest[0], " ".join(rest[2:]), {})
+            continue
+        keys = ("index", "vesw_id", "pkey", "mac", "mtu", "config_state",
+                "oper_state", "link", "encap_slid", "port_num",
+                "mac_entries")
+        vals = dict(zip(keys, rest[1:]))
+        for k in ("index", "vesw_id", "mtu", "encap_slid", "port_num",
+                  "mac_entries"):
+            vals[k] = int(vals[k])
+        vals["pkey"] = int(vals["pkey"], 16)
+        entry[3][vals["index"]] = vals
+    return ports
+
+
+def show_differences(rows, text):
+    """Where show --json and the table of the same ports disagree."""
+    table, diff = table_rows(text), []
+    for r in rows:
+        node, guid, why, vports = table.pop(r["lid"], (None,) * 4)
+        if node is None:
+            diff.append(f"LID {r['lid']}: not in the table")
+            continue
+        if (r["node"][:20], r["port_guid"], r.get("why")) != (node, guid,
+                                                               why):
+            diff.append(f"LID {r['lid']}: {r['node']!r} {r['port_guid']} "
+                        f"{r.get('why')} vs {node!r} {guid} {why}")
+        for v in r.get("vport", []):
+            want = vports.pop(v["index"], {})
+            got = {k: v[k] for k in want}
+            if not want or got != want:
+                diff.append(f"LID {r['lid']} vport {v['index']}: {got} vs "
+                            f"{want}")
+        diff += [f"LID {r['lid']} vport {i}: only in the table"
+                 for i in vports]
+    diff += [f"LID {lid}: only in the table" for lid in table]
+    return diff
+
+
 def usage_errors(tap):
     """Refused before any port is opened: exit 2 and a reason."""
     cases = [([], "which command?"),
@@ -279,6 +328,10 @@ def run(tap, sim, eps):
            out.count("no endpoint") == len(lids) - 4 and
            f"vESW 1: 1 member: LID {ep1.lid}\n" in out,
            "show (table) lists them too", out + err)
+    diff = show_differences(rows, out)
+    tap.ok(rc == 0 and not diff,
+           "show --json (json-c) says what the table says, port by port "
+           "and vport by vport", "\n".join(diff))
     rc, out, err = em(sim, "probe", lids[NOBODY])
     tap.ok(rc == 1 and "endpoint=0" in out,
            "probe of a host without an endpoint: 'no endpoint', exit 1",

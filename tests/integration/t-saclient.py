@@ -16,9 +16,12 @@ answers compared with saquery's for the same questions:
   the PathRecord handler refuses (UNSUP_METHOD_ATTR), an invalid rate
   code (REQ_INVALID), a method OpenSM drops (no answer: exit 1, retries
   reported); OpenSM keeps answering after all of them;
-- bench: every query answered, with and without ServiceID.
+- bench: every query answered, with and without ServiceID;
+- --json (path, mpath, join, leave, an error status): the same status
+  line fields and records as the text, typed.
 """
 
+import json
 import os
 import re
 import subprocess
@@ -53,6 +56,47 @@ def parse_saquery(out):
 
 
 MTU_BYTES = {1: 256, 2: 512, 3: 1024, 4: 2048, 5: 4096}
+# --json keeps these as the text's strings; every other field a number
+JSON_STRINGS = {"sgid", "dgid", "sid", "mgid", "port_gid"}
+
+
+def json_differences(out_json, out_text, list_key):
+    """Where vfabric-sa --json (a JSON object) and the text output of the
+    same answer disagree: the status line's fields, then each record's
+    key=value pairs."""
+    try:
+        got = json.loads(out_json)
+    except ValueError as e:
+        return [f"not JSON: {e}: {out_json!r}"]
+    st, name, info, recs = parse_sa(out_text)
+    if st is None:
+        return [f"no status line: {out_text!r}"]
+    head = {"status": st, "status_name": name,
+            "records": int(info["records"]),
+            "truncated": info["truncated"] == "1",
+            "tries": int(info["tries"])}
+    diff = [f"{k}: {got.get(k)!r} vs {v!r}" for k, v in head.items()
+            if got.get(k) != v]
+    jrecs = got.get(list_key)
+    if not isinstance(jrecs, list) or len(jrecs) != len(recs):
+        return diff + [f"{list_key}: {jrecs!r} vs {recs!r}"]
+    for i, (j, t) in enumerate(zip(jrecs, recs)):
+        want = {k: v if k in JSON_STRINGS else int(v, 0)
+                for k, v in t.items()}
+        if j != want:
+            diff.append(f"record {i}: {j} vs {want}")
+    return diff
+
+
+def same_json(tap, c, what, cmd, *args, node="cn0002"):
+    """vfabric-sa CMD ARGS and CMD ARGS --json: the same answer."""
+    key = "mcmember_records" if cmd in ("join", "leave") else "path_records"
+    rc, out, err = c.sa(cmd, *args, node=node)
+    jrc, jout, jerr = c.sa(cmd, *args, "--json", node=node)
+    diff = json_differences(jout, out, key) if rc == jrc == 0 else \
+        [f"rc {rc} {jrc}"]
+    tap.ok(not diff, f"--json {what}: the text's fields, typed",
+           "\n".join(diff) + f"\n{out}{err}{jout}{jerr}")
 
 
 def same_path(ours, theirs):
@@ -135,6 +179,11 @@ def compare_pairs(tap, c, hosts):
     tap.ok(one[1] == 0 and one[4] == by_lid[4],
            "NumbPath 1, Reversible, P_Key and MTU/rate selectors that the "
            "path meets: the same record", f"{one}")
+    same_json(tap, c, "path by LID pair", "path", "--slid", hosts[src][1],
+              "--dlid", hosts[dst][1], node=src)
+    same_json(tap, c, "mpath between GIDs", "mpath", "--sgids",
+              f"{hosts[src][0]:#x}", "--dgids", f"{hosts[dst][0]:#x}",
+              node=src)
     none = c.path("--slid", hosts[src][1], "--dlid", hosts[dst][1],
                   "--mtu", ">4096", node=src)
     tap.ok(none[1] == 0 and none[3].get("records") == "0" and not none[4],
@@ -153,6 +202,8 @@ def big_table(tap, c, hosts, nodes):
                                  zip(recs, ref[:2])),
            "saquery -p gets the same first MAD: the same 2 records (and "
            "a third garbled by umad2sim)", f"{recs}\n{ref}")
+    same_json(tap, c, "of every path (truncated: 2 whole records)",
+              "path")
     lids = [n["lid"] for n in nodes.values()]
     rc, out, err = c.sa("bench", "--count", len(lids) - 1, "--window", 8)
     got = fields(out)
@@ -192,6 +243,11 @@ def mcast(tap, c):
            recs[0]["port_gid"].endswith(":51"),
            "an IPoIB-style join of the broadcast group, our own port GID "
            "by default", out + err)
+    same_json(tap, c, "join of the broadcast group again", "join",
+              "--mgid", "ff12:401b:ffff::ffff:ffff", "--pkey", "0xffff",
+              node="cn0005")
+    same_json(tap, c, "leave of a group never joined (an error status)",
+              "leave", "--mgid", "ff12:1234::43", node="cn0005")
 
 
 def faults(tap, c, hosts):
@@ -208,6 +264,8 @@ def faults(tap, c, hosts):
         rc, st, nm, info, recs, err = c.path(*args)
         tap.ok(rc == 0 and st == code and nm == name and not recs,
                f"{what}: status 0x{code:04x} {name}", f"{st} {nm} {err}")
+    same_json(tap, c, "status INSUF_COMPS, no record", "path",
+              "--comp-mask", "1")
     rc, st, nm, info, recs, err = c.path("--method", "3", "--dlid", dlid,
                                          "--timeout", 200, "--retries", 1)
     tap.ok(rc == 1 and st is None and "try 1 of 2" in err and

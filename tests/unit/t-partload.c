@@ -8,6 +8,7 @@
 
 #include "routing/engine.h"
 #include "routing/partload.h"
+#include "routing/vfjson.h"
 #include "fabrics.h"
 #include "tap.h"
 
@@ -226,6 +227,7 @@ static void test_output(void)
 	static const unsigned up[6] = { 0, 0, 0, 0, 1, 0 };
 	char *buf = NULL;
 	size_t len = 0;
+	struct json_object *jo;
 	struct net n;
 	FILE *out;
 
@@ -233,7 +235,9 @@ static void test_output(void)
 		goto out;
 	out = open_memstream(&buf, &len);
 	vf_partload_print(out, &n.r, &n.tr);
-	vf_partload_json(out, &n.r, &n.tr);
+	jo = vf_partload_json(&n.r, &n.tr);
+	vf_json_print(out, jo, JSON_C_TO_STRING_PLAIN);
+	json_object_put(jo);
 	vf_partload_links_print(out, &n.r, n.f, &n.tr, A);
 	fclose(out);
 	OK(strstr(buf, "class         A (0x0010): 2 pairs, 0 unreachable; "
