@@ -16,8 +16,10 @@ a vFabric config, with the fattree engine:
    request with NumbPath 0 refused as invalid_request, an SLtoVL query
    naming port 255 answered and counted as guarded; sweeps_total went up
    by one and the sweep's time is sane;
-4. metrics_file in a directory that does not exist: one ERR VF0120 line
-   over two sweeps, OpenSM reaches SUBNET UP each time; once the
+4. a broken config file (SIGHUP): config_errors_total 1, as the log's
+   ERR VF0802 lines, and config_source says last_good;
+5. metrics_file in a directory that does not exist: one ERR VF0120 line
+   over three sweeps, OpenSM reaches SUBNET UP each time; once the
    directory exists, the next sweep writes the file (and says so).
 """
 
@@ -152,9 +154,12 @@ def check_format(tap, text, problems, path):
 
 def first_run(tap, sim, mdir, hosts):
     path = os.path.join(mdir, "opensm-vfabric.prom")
+    config = os.path.join(sim.workdir, "vfabric.xml")
+    with open(CONF) as src, open(config, "w") as dst:
+        dst.write(src.read())
     sim.start_opensm(conf_lines=vftest.plugin_conf(
         engine=ENGINE,
-        options=f"log_level=info config={CONF} metrics_file={path}"),
+        options=f"log_level=info config={config} metrics_file={path}"),
         plugin_dir=vftest.PLUGIN_DIR)
     sim.wait_subnet_up()
     text, series, problems = wait_sweeps(sim, path, 1)
@@ -267,6 +272,19 @@ def first_run(tap, sim, mdir, hosts):
                  if k[0] == "opensm_vfabric_sa_requests_refused_total" and
                  dict(k[1])["reason"] != "invalid_request")
     tap.ok(others == 0, "no other refusal", str(others))
+
+    # a broken configuration: refused once, the last good one kept
+    sweeps = value(series, "sweeps_total")
+    sim.reload_config(config, "<Config><broken", after=r"ERR VF0802")
+    text, series, problems = wait_sweeps(sim, path, sweeps + 1)
+    sources = {dict(k[1])["source"]: v for k, v in series.items()
+               if k[0] == "opensm_vfabric_config_source"}
+    errors = len(re.findall(r"ERR VF0802", sim.log_text()))
+    tap.ok(value(series, "config_errors_total") == errors == 1 and
+           sources.get("last_good") == 1 and sum(sources.values()) == 1,
+           "a broken config file: config_errors_total 1 (as the ERR VF0802 "
+           "lines), the policy in use is the last good one",
+           f"{value(series, 'config_errors_total')} {errors} {sources}")
     sim.stop_opensm()
 
 
