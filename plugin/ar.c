@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "plugin/madbatch.h"
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "routing/ar.h"
 #include "routing/arproto.h"
@@ -922,6 +923,8 @@ void vf_ar_subnet_up(struct vf_plugin *p)
 	       "adaptive routing: %u switches programmed (%u blocks written), %u unchanged, %u not AR-capable, %u failed, %u hold another AR_Key, %.1f ms",
 	       a->programmed, a->blocks, a->unchanged, a->incapable, a->failed,
 	       a->locked, vf_now_ms() - t0);
+	vf_metrics_ar(p->metrics, a->programmed, a->unchanged, a->incapable,
+		      a->failed, a->locked);
 out:
 	vf_ar_free(&ar);
 	free(caps);

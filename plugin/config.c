@@ -42,6 +42,7 @@
 #include "partition/load.h"
 #include "partition/sapolicy.h"
 #include "partition/traffic.h"
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "routing/log.h"
 
@@ -161,6 +162,7 @@ static void use_config(struct vf_plugin *p, const char *name,
 	vf_plugin_config_free(p);
 	p->config = c;
 	p->config_stock = stock;
+	p->config_last_good = false;
 	p->fallback = VF_FALLBACK_NONE;
 	if (c->em.num_vesws)
 		snprintf(vesws, sizeof(vesws), ", %u virtual Ethernet switches",
@@ -280,6 +282,7 @@ static bool load_last_good(struct vf_plugin *p, char *why, size_t size)
 		 sizeof(p->config_from) - strlen(p->config_from), " (%s)",
 		 file);
 	use_config(p, file, c, stock);
+	p->config_last_good = true;
 	return true;
 }
 
@@ -296,7 +299,9 @@ static void refuse(struct vf_plugin *p, const char *path,
 	char why[600] = "";
 
 	log_diag(d);
+	vf_metrics_config_error(p->metrics);
 	if (p->config) {
+		p->config_last_good = true;
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0802: %s; keeping the last good configuration (%s)",
 		       what, p->config_from);

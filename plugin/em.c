@@ -36,6 +36,7 @@
 
 #include "plugin/em.h"
 #include "plugin/madbatch.h"
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "routing/log.h"
 
@@ -442,6 +443,10 @@ static void do_pass(struct vf_em_state *e, const char *why, bool quiet)
 	vf_em_state_write(e->p, &e->plan, e->eps, e->num_eps, e->st,
 			  e->passes,
 			  __atomic_load_n(&e->bad_mads, __ATOMIC_RELAXED));
+	/* from the EM's thread: the file is rewritten when a figure moved */
+	if (vf_metrics_em(e->p->metrics, ps.configured, ps.unchanged,
+			  ps.absent, ps.failed))
+		vf_metrics_write(e->p->metrics);
 	if (quiet && !ps.sets && !ps.failed)
 		return;
 	vf_log(VF_LOG_INFO,

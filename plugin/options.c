@@ -30,6 +30,8 @@ void vf_options_free(struct vf_options *o)
 	free(o->ar_key_file);
 	free(o->em_key_file);
 	o->ar_key_file = o->em_key_file = NULL;
+	free(o->metrics_file);
+	o->metrics_file = NULL;
 	free(o->core_switches.guids);
 	free(o->route_last.guids);
 	o->core_switches.guids = o->route_last.guids = NULL;
@@ -592,9 +594,11 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = set_path(&o->ar_key_file, val);
 	else if (!strcmp(key, "em_key_file"))
 		rc = set_path(&o->em_key_file, val);
+	else if (!strcmp(key, "metrics_file"))
+		rc = set_path(&o->metrics_file, val);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, hop_matrices, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, em_key_file, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease, ar_key_file); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, hop_matrices, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, em_key_file, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease, ar_key_file, metrics_file); ignored",
 		       key);
 		return -1;
 	}

@@ -125,6 +125,9 @@ struct vf_options {
 	/* ar_key_file=, em_key_file=PATH: the key on the file's first line
 	 * instead (OpenSM prints event_plugin_options to syslog) */
 	char *ar_key_file, *em_key_file;
+	/* metrics_file=PATH: Prometheus textfile metrics (plugin/metrics.c),
+	 * rewritten after each sweep; NULL: off */
+	char *metrics_file;
 	struct vf_guid_list core_switches;	/* fattree CoreSwitches */
 	struct vf_guid_list route_last;	/* fattree RouteLast */
 	struct vf_dg_def *dgs;		/* dg_<name>=, as defined */

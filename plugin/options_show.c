@@ -146,6 +146,7 @@ char *vf_options_describe(const struct vf_options *o)
 	add(&l, " ar_key=%s ar_key_file=%s ar_key_lease=%u",
 	    key_source(o->ar_key, o->ar_key_file),
 	    o->ar_key_file ? o->ar_key_file : "-", o->ar_key_lease);
+	add(&l, " metrics_file=%s", o->metrics_file ? o->metrics_file : "-");
 	if (l.failed) {
 		free(l.buf);
 		return NULL;

@@ -41,6 +41,7 @@
 #include "partition/emit.h"
 #include "partition/plan.h"
 #include "partition/sapolicy.h"
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "routing/log.h"
 
@@ -213,6 +214,7 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 		vf_plan_free(&plan);
 		return false;
 	}
+	vf_metrics_plan(p->metrics, plan.dropped);
 	publish_policy(p, &plan, f);
 	keep_plan(p, &plan, f);
 	point_opensm_at(p, path);
@@ -349,6 +351,7 @@ void vf_partitions_verify(struct vf_plugin *p)
 		       "ERR VF0807: port 0x%016llx: P_Key table differs from the plan (VFABRIC_TEST_PKEY_MISMATCH)",
 		       (unsigned long long)p->pkey_fabric->ports[dflt->members[0].port].guid);
 	vf_partitions_free(p);
+	vf_metrics_pkeys(p->metrics, ports - wrong, wrong);
 	if (!wrong) {
 		p->verify_retries = 0;
 		vf_log(VF_LOG_INFO,

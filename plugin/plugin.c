@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "routing/log.h"
 
@@ -146,6 +147,8 @@ static void *vf_create(osm_opensm_t *osm)
 	       " loaded into %s (options: %s)", VF_OSM_VERSION,
 	       shown ? shown : "none");
 	free(shown);
+	/* before the config is read: its errors are counted */
+	p->metrics = vf_metrics_create(p->opts.metrics_file);
 	/* before any change of ours: where the user's partitions are */
 	p->user_partitions_ptr = osm->subn.opt.partition_config_file;
 	p->user_partitions = p->user_partitions_ptr ?
@@ -163,6 +166,7 @@ static void *vf_create(osm_opensm_t *osm)
 		vf_watch_stop(p);
 		vf_log_set_sink(NULL, NULL);
 		vf_node_descs_destroy(p->descs);
+		vf_metrics_destroy(p->metrics);
 		free(p->user_partitions);
 		free(p->engines);
 		free(p);
@@ -192,10 +196,22 @@ static void vf_delete(void *data)
 	free(p->user_partitions);
 	vf_options_free(&p->opts);
 	vf_node_descs_destroy(p->descs);
+	/* after the EM's thread and OpenSM's SA are gone */
+	vf_metrics_destroy(p->metrics);
 	vf_log_set_sink(NULL, NULL);
 	instances--;
 	free(p->engines);
 	free(p);
+}
+
+/* Where the policy in use comes from, for the metrics. */
+static enum vf_metrics_config_source config_source(const struct vf_plugin *p)
+{
+	if (p->config)
+		return p->config_last_good ? VF_MCS_LAST_GOOD : VF_MCS_FILE;
+	return p->fallback == VF_FALLBACK_DENY ? VF_MCS_FALLBACK_DENY :
+	       p->fallback == VF_FALLBACK_OPEN ? VF_MCS_FALLBACK_OPEN :
+	       VF_MCS_OPENSM;
 }
 
 static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
@@ -204,6 +220,10 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 	const struct osm_routing_engine *re;
 
 	/* never take osm->lock here: report() may run with it held */
+	if (id == OSM_EVENT_ID_HEAVY_SWEEP_START) {
+		vf_metrics_sweep_start(p->metrics);
+		return;
+	}
 	if (id == OSM_EVENT_ID_HEAVY_SWEEP_DONE) {
 		vf_qos_heavy_sweep(p, vf_partitions_heavy_sweep(p));
 		/* before routing: AR paused while forwarding changes */
@@ -224,6 +244,14 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 		vf_ar_subnet_up(p);
 		/* hands the policy to the EM's thread: no waiting here */
 		vf_em_subnet_up(p);
+		/*
+		 * The route check ran at UCAST_ROUTING_DONE, in this thread,
+		 * so this sweep's figures are all in: a failed write is
+		 * logged once and tried again after the next sweep.
+		 */
+		vf_metrics_subnet_up(p->metrics);
+		vf_metrics_config_source(p->metrics, config_source(p));
+		vf_metrics_write(p->metrics);
 		return;
 	}
 	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)
@@ -231,6 +259,7 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 	re = p->osm->routing_engine_used;
 	vf_log(VF_LOG_INFO, "unicast routing done by engine '%s'",
 	       re && re->name ? re->name : "unknown");
+	vf_metrics_routing(p->metrics, re ? re->name : NULL);
 	vf_qos_routing_done(p);
 	/*
 	 * From the sweeper thread, no lock held: the route check delays the

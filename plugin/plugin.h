@@ -35,6 +35,7 @@ struct osm_subn;
 struct vf_watch;
 struct vf_ar_state;
 struct vf_em_state;
+struct vf_metrics;
 
 /* What OpenSM's engine callbacks get as context: one per engine. */
 struct vf_engine_ctx {
@@ -150,6 +151,9 @@ struct vf_plugin {
 	struct vf_ar_state *ar;		/* plugin/ar.c */
 	struct vf_em_state *em;		/* plugin/em.c */
 	struct vf_node_descs *descs;	/* plugin/nodedesc.c */
+	struct vf_metrics *metrics;	/* plugin/metrics.c; NULL: off */
+	bool config_last_good;		/* config is an older good version:
+					 * the file is bad (the metrics) */
 	/*
 	 * Partition-aware routing: the configuration (compared, never read)
 	 * and mode the routing in progress and the last one were made for;

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "routing/log.h"
 #include "routing/routecheck.h"
@@ -64,7 +65,7 @@ static unsigned write_new_lfts(osm_subn_t *subn, const struct vf_fabric *f,
 	return written;
 }
 
-static void log_check(struct vf_routing *rt)
+static void log_check(struct vf_plugin *p, struct vf_routing *rt)
 {
 	const struct vf_engine *e = rt->engine;
 	struct vf_route_report r;
@@ -76,6 +77,7 @@ static void log_check(struct vf_routing *rt)
 		return;
 	}
 	r = rt->report;
+	vf_metrics_route_check(p->metrics, &r);
 	vf_log(vf_route_report_ok(&r) ? VF_LOG_INFO : VF_LOG_ERROR,
 	       "%s%s check: unreachable %llu/%llu CA pairs, %llu/%llu switch pairs; max stretch %u; credit loops %s; all-to-all link load max %llu avg %.1f max/avg %.2f",
 	       vf_route_report_ok(&r) ? "" : "ERR VF0107: ",
@@ -109,7 +111,7 @@ void vf_drop_last(struct vf_plugin *p)
 void vf_check_last(struct vf_plugin *p)
 {
 	if (p->last.fabric && !p->last.logged)
-		log_check(&p->last);
+		log_check(p, &p->last);
 	p->last.logged = true;
 }
 

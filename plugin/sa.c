@@ -50,7 +50,8 @@ static bool bad_class_version(struct vf_plugin *p, void *data)
 	vf_log(VF_LOG_INFO, "sa: %s request of SA class version %u from LID %u refused (bad version)",
 	       ib_get_sa_attr_str(mad->attr_id), mad->class_ver,
 	       cl_ntoh16(osm_madw_get_mad_addr_ptr(data)->dest_lid));
-	osm_sa_send_error(&p->osm->sa, data, IB_MAD_STATUS_UNSUP_CLASS_VER);
+	vf_sa_send_error(p, data, IB_MAD_STATUS_UNSUP_CLASS_VER,
+			 VF_SA_REASON_BY_STATUS);
 	return true;
 }
 
@@ -100,8 +101,8 @@ static void on_path_record_set(void *context, void *data)
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
 
 	if (pol)
-		osm_sa_send_error(&p->osm->sa, data,
-				  IB_MAD_STATUS_UNSUP_METHOD_ATTR);
+		vf_sa_send_error(p, data, IB_MAD_STATUS_UNSUP_METHOD_ATTR,
+				 VF_SA_REASON_BY_STATUS);
 	vf_sa_policy_release(pol);
 }
 

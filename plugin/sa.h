@@ -19,6 +19,7 @@
 #include <complib/cl_dispatcher.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct osm_madw;
 struct vf_plugin;
@@ -73,6 +74,16 @@ void vf_sa_budget_free(struct vf_plugin *p);
 bool vf_sa_budget_refused(struct vf_plugin *p, struct osm_madw *madw);
 void vf_sa_budget_charge(struct vf_plugin *p, struct osm_madw *madw,
 			 unsigned records);
+/*
+ * Answer the request with an error status and count it in the metrics
+ * (sa_error.c) under reason: an enum vf_metrics_sa_refusal (an int here,
+ * to keep metrics.h out of this header), or VF_SA_REASON_BY_STATUS for
+ * the reason the status itself names.
+ */
+void vf_sa_send_error(struct vf_plugin *p, struct osm_madw *madw,
+		      uint16_t status, int reason);
+#define VF_SA_REASON_BY_STATUS (-1)
+
 /* The current snapshot, held (release it), or NULL without a policy. */
 struct vf_sa_policy *vf_sa_policy_get(struct vf_plugin *p);
 

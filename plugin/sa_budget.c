@@ -105,7 +105,7 @@ bool vf_sa_budget_refused(struct vf_plugin *p, struct osm_madw *madw)
 		       "sa: %s from LID %u answered BUSY: %u records built for that port this second, over sa_record_budget=%u; %lu refused so far",
 		       ib_get_sa_attr_str(osm_madw_get_sa_mad_ptr(madw)->attr_id),
 		       s, used, p->opts.sa_record_budget, n);
-	osm_sa_send_error(&p->osm->sa, madw, IB_MAD_STATUS_BUSY);
+	vf_sa_send_error(p, madw, IB_MAD_STATUS_BUSY, VF_SA_REASON_BY_STATUS);
 	return true;
 }
 

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
 #include "routing/log.h"
@@ -206,6 +207,7 @@ static void on_slvl(void *context, void *data)
 	answer = build(&q, madw);
 	cl_plock_release(q.sa->p_lock);
 	if (q.beyond) {
+		vf_metrics_sa_guarded(g->p->metrics, VF_MSG_PORT_BEYOND_SWITCH);
 		n = __atomic_add_fetch(&g->beyond, 1, __ATOMIC_RELAXED);
 		if (!(n & (n - 1)))
 			vf_log(VF_LOG_WARN,
@@ -219,9 +221,11 @@ static void on_slvl(void *context, void *data)
 		return;
 	if (q.oom) {
 		free_records(&q.list);
-		osm_sa_send_error(q.sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		vf_sa_send_error(g->p, madw, IB_SA_MAD_STATUS_NO_RESOURCES,
+				 VF_SA_REASON_BY_STATUS);
 		return;
 	}
+	vf_metrics_sa_answered(g->p->metrics, VF_MSA_SLVL_RECORD);
 	/* frees the items; a Get of two or none gets its error status */
 	osm_sa_respond(q.sa, madw, sizeof(ib_slvl_table_record_t), &q.list);
 }
@@ -317,6 +321,7 @@ static void on_lft(void *context, void *data)
 		lft_records_of(&q, (const osm_switch_t *)i);
 	cl_plock_release(q.sa->p_lock);
 	if (q.unrouted) {
+		vf_metrics_sa_guarded(g->p->metrics, VF_MSG_SWITCH_UNROUTED);
 		n = __atomic_add_fetch(&g->unrouted, 1, __ATOMIC_RELAXED);
 		if (!(n & (n - 1)))
 			vf_log(VF_LOG_INFO,
@@ -328,9 +333,11 @@ static void on_lft(void *context, void *data)
 		return;		/* as stock: no requester port, no answer */
 	if (q.oom) {
 		free_records(&q.list);
-		osm_sa_send_error(q.sa, madw, IB_SA_MAD_STATUS_NO_RESOURCES);
+		vf_sa_send_error(g->p, madw, IB_SA_MAD_STATUS_NO_RESOURCES,
+				 VF_SA_REASON_BY_STATUS);
 		return;
 	}
+	vf_metrics_sa_answered(g->p->metrics, VF_MSA_LFT_RECORD);
 	osm_sa_respond(q.sa, madw, sizeof(ib_lft_record_t), &q.list);
 }
 

@@ -31,6 +31,7 @@
 
 #include "partition/sapolicy.h"
 #include "partition/values.h"
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
 #include "routing/log.h"
@@ -246,6 +247,7 @@ bool vf_sa_mcmember_refused(struct vf_plugin *p,
 	       (unsigned long long)cl_ntoh64(r.rec->mgid.unicast.prefix),
 	       (unsigned long long)cl_ntoh64(r.rec->mgid.unicast.interface_id),
 	       why);
-	osm_sa_send_error(sa, madw, IB_SA_MAD_STATUS_REQ_INVALID);
+	vf_sa_send_error(p, madw, IB_SA_MAD_STATUS_REQ_INVALID,
+			 VF_MSR_MCMEMBER_POLICY);
 	return true;
 }

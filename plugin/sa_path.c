@@ -48,6 +48,7 @@
 
 #include "partition/sapolicy.h"
 #include "partition/values.h"
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
 #include "routing/log.h"
@@ -604,7 +605,7 @@ static void respond(struct vf_plugin *p, struct osm_madw *madw,
 		while ((i = cl_qlist_remove_head(&r->list)) !=
 		       cl_qlist_end(&r->list))
 			free(i);
-		osm_sa_send_error(sa, madw, status);
+		vf_sa_send_error(p, madw, status, VF_SA_REASON_BY_STATUS);
 		return;
 	}
 	if (p->opts.sa_log)
@@ -614,6 +615,9 @@ static void respond(struct vf_plugin *p, struct osm_madw *madw,
 		       "sa: answer cut at %u records (comp_mask 0x%llx)",
 		       r->max_records, (unsigned long long)r->comp);
 	vf_sa_budget_charge(p, madw, r->count);
+	vf_metrics_sa_answered(p->metrics,
+			       r->mad->method == IB_MAD_METHOD_GETMULTI ?
+			       VF_MSA_MULTIPATH_RECORD : VF_MSA_PATH_RECORD);
 	/* frees the items; Get with two or none gets its error status */
 	osm_sa_respond(sa, madw, sizeof(ib_path_rec_t), &r->list);
 }
@@ -634,7 +638,7 @@ void vf_sa_path_record(struct vf_plugin *p, const struct vf_sa_policy *pol,
 	struct ends e;
 
 	if (status != IB_SA_MAD_STATUS_SUCCESS) {
-		osm_sa_send_error(sa, madw, status);
+		vf_sa_send_error(p, madw, status, VF_SA_REASON_BY_STATUS);
 		return;
 	}
 	if ((r.comp & PR_DGID) && ib_gid_is_multicast(&r.pr->dgid)) {
@@ -747,7 +751,7 @@ void vf_sa_multipath_record(struct vf_plugin *p,
 	unsigned ns = m->sgid_count, n = ns + m->dgid_count;
 
 	if (status != IB_SA_MAD_STATUS_SUCCESS) {
-		osm_sa_send_error(sa, madw, status);
+		vf_sa_send_error(p, madw, status, VF_SA_REASON_BY_STATUS);
 		return;
 	}
 	if (vf_sa_budget_refused(p, madw))

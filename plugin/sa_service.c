@@ -26,6 +26,7 @@
 #include <opensm/osm_port.h>
 #include <opensm/osm_sa.h>
 
+#include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
 #include "routing/log.h"
@@ -76,6 +77,7 @@ bool vf_sa_service_refused(struct vf_plugin *p, struct osm_madw *madw)
 	       (unsigned long long)cl_ntoh64(rec->service_id),
 	       (unsigned long long)cl_ntoh64(rec->service_gid.unicast.interface_id),
 	       cl_ntoh16(osm_madw_get_mad_addr_ptr(madw)->dest_lid), why);
-	osm_sa_send_error(sa, madw, IB_SA_MAD_STATUS_REQ_INVALID);
+	vf_sa_send_error(p, madw, IB_SA_MAD_STATUS_REQ_INVALID,
+			 VF_MSR_SERVICE_POLICY);
 	return true;
 }

@@ -107,6 +107,28 @@ static void test_groups(void)
 	   !o.num_order_names && !o.order_text, "free empties everything");
 }
 
+/* metrics_file=PATH: off by default, an absolute path, the last wins. */
+static void test_metrics_file(void)
+{
+	struct vf_options o;
+
+	vf_options_default(&o);
+	OK(!o.metrics_file, "metrics_file: off by default");
+	EQ_U(vf_options_parse(&o, "metrics_file=/tmp/a.prom "
+			      "metrics_file=/tmp/b.prom"), 0,
+	     "metrics_file given twice");
+	EQ_S(o.metrics_file, "/tmp/b.prom", "the last one wins");
+	logged = 0;
+	EQ_U(vf_options_parse(&o, "metrics_file=rel.prom metrics_file="), 2,
+	     "a relative path and an empty one are problems");
+	EQ_U(logged, 2, "each logged once");
+	OK(strstr(last, "ERR VF0102") && strstr(last, "metrics_file"),
+	   "the bad value is named with its setting");
+	EQ_S(o.metrics_file, "/tmp/b.prom", "the path before is kept");
+	vf_options_free(&o);
+	OK(!o.metrics_file, "free forgets it");
+}
+
 /* Does the described line hold the pair "key=value" (a whole token)? */
 static bool has_pair(const char *line, const char *pair)
 {
@@ -131,12 +153,14 @@ static void test_describe(void)
 	   has_pair(line, "on_config_error=last-good") &&
 	   has_pair(line, "sa_record_budget=262144") &&
 	   has_pair(line, "ar_key=<random>") &&
-	   has_pair(line, "hop_matrices=plugin"),
+	   has_pair(line, "hop_matrices=plugin") &&
+	   has_pair(line, "metrics_file=-"),
 	   "defaults described: levels, files, budgets, random keys");
 	free(line);
 	vf_options_parse(&o, "log_level=warn ar_key=0x5eC12e7 em_key_file=/k "
 			 "dg_st=desc:stor*,0x2 routing_order=st "
-			 "check_routes=maybe path_selection=pairwise ar_frequency=3");
+			 "check_routes=maybe path_selection=pairwise ar_frequency=3 "
+			 "metrics_file=/var/lib/node_exporter/vf.prom");
 	line = vf_options_describe(&o);
 	OK(line && has_pair(line, "log_level=warn") &&
 	   has_pair(line, "check_routes=on") &&
@@ -145,7 +169,8 @@ static void test_describe(void)
 	   has_pair(line, "path_selection=Pairwise") &&
 	   has_pair(line, "ar_frequency=3") &&
 	   has_pair(line, "ar_threshold=-") &&
-	   has_pair(line, "em_key=<file>") && has_pair(line, "em_key_file=/k"),
+	   has_pair(line, "em_key=<file>") && has_pair(line, "em_key_file=/k") &&
+	   has_pair(line, "metrics_file=/var/lib/node_exporter/vf.prom"),
 	   "given settings described as applied, a bad value as its default");
 	OK(line && !strstr(line, "5ec12e7") && !strstr(line, "5eC12e7") &&
 	   has_pair(line, "ar_key=<hidden>"), "a key's value is never described");
@@ -288,6 +313,7 @@ int main(void)
 	OK(strstr(last, "core_switches") != NULL, "the bad list is named");
 	vf_options_free(&o);
 	EQ_U(o.core_switches.count, 0, "free empties the lists");
+	test_metrics_file();
 	test_groups();
 	test_describe();
 	vf_log_set_sink(NULL, NULL);
