@@ -53,6 +53,66 @@ static int sniff(const char *path)
 	return i < n && buf[i] == '<' ? 1 : 2;
 }
 
+/* Is s[0..n) a partition name as partitions.conf spells one (blanks around
+ * it aside)? */
+static bool partition_name(const char *s, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (isalnum((unsigned char)s[i]) || strchr("_.-", s[i]))
+			any = true;
+		else if (!isspace((unsigned char)s[i]))
+			return false;
+	}
+	return any;
+}
+
+/* "NAME = ... :": the head of a partition definition. */
+static bool partition_header(char *stmt, size_t n)
+{
+	const char *eq, *colon;
+
+	stmt[n] = '\0';
+	eq = strchr(stmt, '=');
+	colon = eq ? strchr(eq, ':') : NULL;
+	return colon && partition_name(stmt, eq - stmt);
+}
+
+/*
+ * Does the file hold a statement shaped like a partition definition
+ * (comments aside)?  Then it is a partitions.conf with mistakes, however
+ * many, and each is said with its line.  A statement is cut at 4 KiB.
+ */
+static bool has_partition_header(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char stmt[4096];
+	size_t n = 0;
+	bool found = false, comment = false;
+	int ch;
+
+	if (!f)
+		return false;
+	while (!found && (ch = getc(f)) != EOF) {
+		if (ch == '\n')
+			comment = false;
+		else if (ch == '#')
+			comment = true;
+		if (comment)
+			continue;
+		if (ch == ';' || n == sizeof(stmt) - 1) {
+			found = partition_header(stmt, n);
+			n = 0;
+		}
+		if (ch != ';')
+			stmt[n++] = (char)ch;
+	}
+	found = found || partition_header(stmt, n);
+	fclose(f);
+	return found;
+}
+
 /*
  * A file with errors, more than twice as many as its statements that read
  * as partitions.conf (most often none), and that is no XML either (an
@@ -68,7 +128,8 @@ static bool unrecognised(const char *path, const struct vf_config *c,
 	unsigned line = 0;
 	int len;
 
-	if (d->errors <= 2 * c->clean_statements || sniff(path) != 2)
+	if (d->errors <= 2 * c->clean_statements || sniff(path) != 2 ||
+	    has_partition_header(path))
 		return false;
 	for (unsigned i = 0; i < d->n && !first; i++)
 		if (d->v[i].level == VF_DIAG_ERROR)

@@ -67,6 +67,17 @@ def not_a_config(tap, tmp):
            "partitions.conf:2:" in res.stderr,
            "a partitions.conf with a mistake still gets file:line "
            "messages", res.stderr)
+    # ... and one with nothing right but its shape (t-pconf-diff seed 5)
+    pc = write(os.path.join(tmp, "broken-partitions.conf"),
+               "Default= 0x7fff, m=4 ,ipoib ,mtu=x:\n"
+               "\tmgid=ff12::1 # sl=3; p3 , rate=6 :;\n"
+               "p3 =0x20 , i , defmember=full ,m=4:\n SE =lim,\n ,\n"
+               " 0x0002c90300000051 = limited\n 0x0002c90300000021 ;\n")
+    res = vftest.vfabric("check", pc)
+    tap.ok(res.returncode == 1 and "neither" not in res.stderr and
+           "broken-partitions.conf:" in res.stderr,
+           "a partitions.conf with more errors than good statements "
+           "still gets file:line messages", res.stderr)
 
 
 def typo_strict(tap, tmp):
