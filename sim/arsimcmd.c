@@ -24,6 +24,7 @@
 #include "routing/lidkeep.h"
 #include "routing/log.h"
 #include "sim/arsimcmd.h"
+#include "sim/livefabric.h"
 
 #define EXIT_PLOT 1
 #define EXIT_USAGE 2
@@ -830,7 +831,7 @@ int vf_cmd_arsim(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = EXIT_USAGE;
-	f = vf_load_routed(a.topo, a.lfts, 0, &t, &err);
+	f = vf_cli_routed(a.topo, a.lfts, 0, &t, &err);
 	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;

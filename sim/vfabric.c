@@ -29,6 +29,7 @@
 #include "sim/arcmd.h"
 #include "sim/arsimcmd.h"
 #include "sim/cfgcmd.h"
+#include "sim/livefabric.h"
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
@@ -80,7 +81,7 @@ static const char usage_text[] =
 	"        their own, or also keep tenants on switches of their own\n"
 	"        (docs/partition-routing.md); default: the file's <Sm>\n"
 	"        <PartitionRouting>, else off.\n"
-	"  check-routes --topo NET --lfts DUMP [--json]\n"
+	"  check-routes --topo NET --lfts DUMP [--json] [-o DUMP2]\n"
 	"        [--config FILE [--links VF]]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
 	"        output) against the fabric in NET: every LID reachable from\n"
@@ -93,6 +94,10 @@ static const char usage_text[] =
 	"        common port share, and all VFs together; --links VF lists the\n"
 	"        links VF uses with their load.  Ports without a LID in NET\n"
 	"        take the ones DUMP names them with (its port GUID column).\n"
+	"        DUMP may be 'live': every switch's LFT read with SMPs, each\n"
+	"        block up to its LinearFDBTop (dump_fts and ibroute of\n"
+	"        infiniband-diags 44 leave out the block of a top LID that is\n"
+	"        a multiple of 64).  -o: write the LFTs checked there.\n"
 	"  check [--strict] FILE [--topo NET]\n"
 	"        read a vFabric configuration (opafm.xml style: Applications,\n"
 	"        DeviceGroups, QOSGroups, VirtualFabrics, and <Sm> routing\n"
@@ -111,8 +116,8 @@ static const char usage_text[] =
 	"        the partitions the plugin would program for FILE on the\n"
 	"        fabric in NET: each VF's P_Key and SL, each end port's\n"
 	"        P_Keys with the index a fresh port gets them at, and what a\n"
-	"        P_Key table of N entries would lose.  --sm: the node (name\n"
-	"        in NET or NodeDesc) or port GUID the SM runs on (full member\n"
+	"        P_Key table of N entries would lose.  --sm: the NODE (see\n"
+	"        below) or port GUID the SM runs on (full member\n"
 	"        of the default partition); --assign:\n"
 	"        the plugin's remembered P_Keys/SLs (read, and updated);\n"
 	"        --alias: an SR-IOV alias GUID of a CA port (DeviceGroups may\n"
@@ -131,6 +136,7 @@ static const char usage_text[] =
 	"        the adaptive-routing port groups the plugin would program\n"
 	"        for that routing (an AR dump), and the credit-loop check over\n"
 	"        every alternate (docs/adaptive-routing.md).\n"
+	"        DUMP may be 'live' (as for check-routes).\n"
 	"  arsim --topo NET --lfts DUMP [--ar ARDUMP]\n"
 	"        [--pattern perm|all2all|hotspot|shift] [--shift K]\n"
 	"        [--seed N] [--runs N] [--fail N | --fail-link GUID:PORT...]\n"
@@ -156,8 +162,23 @@ static const char usage_text[] =
 	"        with --no-route-stability, or when DUMP is none of ours).\n"
 	"        --reroute-lfts: write the re-routed LFTs there.\n"
 	"        --plot: a PNG of it (needs python3-matplotlib).\n"
+	"        DUMP may be 'live' (as for check-routes).\n"
 	"  engines\n"
 	"        list the routing engines\n"
+	"\n"
+	"input, for every command:\n"
+	"  NET, wherever a command takes one, is an ibsim net file, the\n"
+	"  output of ibnetdiscover, or 'live': the subnet as seen from this\n"
+	"  host (libibnetdisc, as ibnetdiscover does), through\n"
+	"  --Ca NAME --Port N   the local HCA and port (default: the first\n"
+	"                       active port, as infiniband-diags)\n"
+	"  --node-name-map FILE infiniband-diags' map ('GUID \"name\"' per\n"
+	"        line): the names shown and matched; default\n"
+	"        /etc/infiniband-diags/node-name-map if it exists, '' none.\n"
+	"  A NODE (--src, --dst, --sm) is a node id of NET, a GUID, a\n"
+	"  NodeDesc ('cn0002 HCA-1'), a node-name-map name, or the first\n"
+	"  word of either ('cn0002', the host name) when only one node has\n"
+	"  it; an ambiguous name is an error listing the candidates.\n"
 	"\n"
 	"  -h, --help      this text;  -V, --version   the version\n";
 
@@ -342,7 +363,7 @@ static struct vf_fabric *load_topo(const struct cli *c,
 	if (pf && vf_lid_keeps_from_fabric(pf, &k))
 		snprintf(err.msg, sizeof(err.msg), "out of memory");
 	else
-		f = vf_netfile_load_keep(c->topo, c->lmc, &k, &err);
+		f = vf_cli_topo(c->topo, c->lmc, &k, &err);
 	vf_lid_keeps_free(&k);
 	if (!f)
 		fprintf(stderr, "vfabric: %s\n", err.msg);
@@ -479,7 +500,7 @@ static int load_previous(const struct cli *c, struct vf_fabric **pf,
 				 "together");
 	if (!c->prev_topo)
 		return 0;
-	*pf = vf_load_routed(c->prev_topo, c->prev_lfts, c->lmc, pt, &err);
+	*pf = vf_cli_routed(c->prev_topo, c->prev_lfts, c->lmc, pt, &err);
 	if (!*pf) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		return EXIT_USAGE;
@@ -677,11 +698,14 @@ static int cmd_check(int argc, char **argv)
 	if (!rc)
 		rc = load_config(&c, &cfg, "checked");
 	if (!rc) {
-		f = vf_load_routed(c.topo, c.lfts, c.lmc, &t, &err);
+		f = vf_cli_routed(c.topo, c.lfts, c.lmc, &t, &err);
 		if (!f)
 			fprintf(stderr, "vfabric: %s\n", err.msg);
 		rc = f ? 0 : EXIT_USAGE;
 	}
+	/* -o: the tables checked (with --lfts live, what the switches hold) */
+	if (!rc && c.out)
+		rc = write_dump(&c, f, &t);
 	if (!rc)
 		rc = config_traffic(&c, &cfg, f, &tr, &classes);
 	if (!rc)
@@ -717,6 +741,7 @@ int main(int argc, char **argv)
 		{ "engines", cmd_engines },
 	};
 
+	argc = vf_cli_global_opts(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
