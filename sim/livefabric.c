@@ -31,6 +31,12 @@ static const char *name_map_path;	/* --node-name-map */
 static const struct vf_fabric *orig_fabric;
 static uint32_t *orig_desc;
 
+static void free_orig(void)
+{
+	free(orig_desc);
+	orig_desc = NULL;
+}
+
 int vf_cli_global_opts(int argc, char **argv)
 {
 	int out = 1;
@@ -134,13 +140,16 @@ static int load_map(const char *path, struct map_entry **out, size_t *num,
 		int r = map_line(line, &e);
 
 		lineno++;
-		if (r < 0) {
+		if (r == -ENOMEM) {
 			fclose(in);
 			free_map(m, n);
-			return vf_err_set(err, "%s:%u: expected GUID \"name\"",
-					  path, lineno);
+			return vf_err_set(err, "out of memory");
 		}
-		if (!r)
+		/* the diags skip what they cannot read; say so, go on */
+		if (r < 0)
+			fprintf(stderr, "vfabric: warning: %s:%u: expected GUID \"name\", line ignored\n",
+				path, lineno);
+		if (r <= 0)
 			continue;
 		if (n == cap) {
 			void *p = realloc(m, (cap = cap ? 2 * cap : 64) *
@@ -175,6 +184,8 @@ static int apply_map(struct vf_fabric *f, struct vf_err *err)
 	size_t n = 0;
 	int rc;
 
+	if (!orig_desc)
+		atexit(free_orig);
 	free(orig_desc);
 	orig_desc = calloc(f->num_nodes + 1, sizeof(*orig_desc));
 	if (!orig_desc)
