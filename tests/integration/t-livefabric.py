@@ -182,6 +182,12 @@ def main():
             tap.ok(res.returncode == 0 and "source: dual HCA-2 port 1" in
                    res.stdout, f"{label}: the full NodeDesc picks one",
                    res.stdout[:300] + res.stderr[-300:])
+        res = live(sim, "arsim", "--topo", "live", "--lfts", "live",
+                   "--fail-link", f"leaf002:{HOSTS + 1}", "--runs", "1")
+        tap.ok(res.returncode == 0 and
+               f"leaf002/{HOSTS + 1}" in res.stdout,
+               "arsim --topo live --lfts live --fail-link by NodeDesc",
+               res.stdout[-300:] + res.stderr[-300:])
         res = live(sim, "resolve", CONF, "--topo", "live", "--sm", "cn0001")
         tap.ok(res.returncode == 0, "resolve --topo live --sm by host name",
                res.stderr[-300:])
