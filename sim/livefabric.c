@@ -20,10 +20,11 @@
 #include "routing/lftdump.h"
 #include "routing/netfile.h"
 
-/* infiniband-diags' default map (IBDIAG_NODENAME_MAP_PATH) */
-#define DEFAULT_NODE_NAME_MAP "/etc/infiniband-diags/node-name-map"
+/* infiniband-diags 44's default map and their config (CA=, Port=) */
+#define DEFAULT_NODE_NAME_MAP "/etc/rdma/ib-node-name-map"
+#define IBDIAG_CONF "/etc/infiniband-diags/ibdiag.conf"
 
-static char *live_ca;		/* --Ca */
+static char *live_ca;		/* --Ca, else ibdiag.conf's CA= */
 static int live_port;		/* --Port, 0: the first active */
 static const char *name_map_path;	/* --node-name-map */
 
@@ -37,9 +38,32 @@ static void free_orig(void)
 	orig_desc = NULL;
 }
 
+/* The diags' defaults for the local port: CA= and Port= lines. */
+static void read_ibdiag_conf(void)
+{
+	static char ca[256];
+	char line[256];
+	FILE *in = fopen(IBDIAG_CONF, "r");
+
+	if (!in)
+		return;
+	while (fgets(line, sizeof(line), in)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "CA=", 3) && line[3]) {
+			snprintf(ca, sizeof(ca), "%s", line + 3);
+			live_ca = ca;
+		} else if (!strncmp(line, "Port=", 5)) {
+			live_port = atoi(line + 5);
+		}
+	}
+	fclose(in);
+}
+
 int vf_cli_global_opts(int argc, char **argv)
 {
 	int out = 1;
+
+	read_ibdiag_conf();
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

@@ -20,8 +20,10 @@
 
 /*
  * Take the CLI-wide options out of argv (anywhere after the command):
- * --Ca NAME / --Port N (the local HCA port live input uses, as in
- * infiniband-diags) and --node-name-map FILE.  Returns the new argc.
+ * --Ca NAME / --Port N (the local HCA port live input uses; defaults
+ * from /etc/infiniband-diags/ibdiag.conf's CA= and Port=, as in
+ * infiniband-diags) and --node-name-map FILE (default
+ * /etc/rdma/ib-node-name-map if it exists).  Returns the new argc.
  */
 int vf_cli_global_opts(int argc, char **argv);
 
