@@ -3,6 +3,7 @@
 # Install the Debian packages opensm-vfabric builds and tests with.
 # Installs only what is missing; needs root (or sudo) when something is.
 # clang and libclang-rt-14-dev (libclang_rt.fuzzer): the fuzz targets;
+# libibnetdisc-dev, libibmad-dev: vfabric's --topo live / --lfts live;
 # time (/usr/bin/time): make bench's peak memory of offline routings.
 # debhelper, dpkg-dev, fakeroot, lintian: the Debian packages
 # (scripts/build-deb.sh).
@@ -10,6 +11,7 @@ set -e
 PKGS="build-essential autoconf automake libtool pkg-config python3 valgrind
 python3-matplotlib time
 opensm libopensm-dev libibumad-dev libxml2-dev libjson-c-dev
+libibnetdisc-dev libibmad-dev
 ibsim-utils libumad2sim0 infiniband-diags iproute2 iputils-ping
 clang libclang-rt-14-dev
 debhelper dpkg-dev fakeroot lintian"

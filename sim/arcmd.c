@@ -12,6 +12,7 @@
 #include "routing/lftdump.h"
 #include "routing/lidkeep.h"
 #include "sim/arcmd.h"
+#include "sim/livefabric.h"
 
 #define EXIT_USAGE 2
 
@@ -94,7 +95,7 @@ int vf_cmd_ar(int argc, char **argv)
 		fprintf(stderr, "usage: vfabric ar --topo NET --lfts DUMP [--lmc N] [--coarse] [--groups N] [-o FILE]\n");
 		return EXIT_USAGE;
 	}
-	f = vf_load_routed(topo, lfts, lmc, &t, &err);
+	f = vf_cli_routed(topo, lfts, lmc, &t, &err);
 	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;

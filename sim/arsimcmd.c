@@ -24,7 +24,11 @@
 #include "routing/log.h"
 #include "routing/vfjson.h"
 #include "sim/arsimcmd.h"
+<<<<<<< HEAD
 #include "sim/progress.h"
+=======
+#include "sim/livefabric.h"
+>>>>>>> i19-live
 
 #define EXIT_PLOT 1
 #define EXIT_FOUND 1	/* an error in the run (said), results shown */
@@ -36,7 +40,7 @@ extern char **environ;
 static const char usage_line[] =
 	"usage: vfabric arsim --topo NET --lfts DUMP [--ar ARDUMP]\n"
 	"       [--pattern perm|all2all|hotspot|shift] [--shift K] [--seed N]\n"
-	"       [--runs N] [--fail N | --fail-link GUID:PORT...]\n"
+	"       [--runs N] [--fail N | --fail-link NODE:PORT...]\n"
 	"       [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
 	"       [--rounds N] [--no-backpressure] [--no-notify]\n"
 	"       [--engine NAME] [--no-route-stability] [--reroute-lfts FILE]\n"
@@ -283,19 +287,24 @@ static int parse(int argc, char **argv, struct arsim_args *a)
 	return 0;
 }
 
-/* --fail-link GUID:PORT (node GUID, port number) into down[]. */
+/*
+ * --fail-link NODE:PORT into down[]: NODE a node GUID or any name
+ * vf_cli_find_node() takes (NodeDesc, mapped name, host name).
+ */
 static int fail_link(const struct vf_fabric *f, const char *spec, bool *down)
 {
 	const char *colon = strrchr(spec, ':');
 	unsigned long long guid;
 	unsigned port;
 	uint32_t node, slot;
-	char *end;
+	char *end, name[128], what[160];
 
-	if (!colon)
-		return bad("--fail-link takes GUID:PORT, not '%s'", spec);
+	if (!colon || colon == spec ||
+	    parse_uint(colon + 1, VF_MAX_PORTS, &port))
+		return bad("--fail-link takes NODE:PORT, not '%s'", spec);
 	errno = 0;
 	guid = strtoull(spec, &end, 0);
+<<<<<<< HEAD
 	if (errno || end != colon || parse_uint(colon + 1, VF_MAX_PORTS, &port))
 		return bad("--fail-link takes GUID:PORT, not '%s'", spec);
 	node = vf_fabric_find_guid(f, guid);
@@ -306,6 +315,21 @@ static int fail_link(const struct vf_fabric *f, const char *spec, bool *down)
 	if (node == VF_NONE)
 		return bad("--fail-link %s: no node or port with that GUID",
 			   spec);
+=======
+	if (!errno && end == colon) {
+		node = vf_fabric_find_guid(f, guid);
+		if (node == VF_NONE)
+			return bad("--fail-link %s: no node with that GUID",
+				   spec);
+	} else {
+		snprintf(name, sizeof(name), "%.*s", (int)(colon - spec),
+			 spec);
+		snprintf(what, sizeof(what), "--fail-link %s", spec);
+		node = vf_cli_find_node(f, name, what);
+		if (node == VF_NONE)
+			return EXIT_USAGE;
+	}
+>>>>>>> i19-live
 	slot = vf_fabric_port(f, node, port);
 	if (!port || slot == VF_NONE || f->ports[slot].remote == VF_NONE)
 		return bad("--fail-link %s: no link on that port", spec);
@@ -950,10 +974,14 @@ int vf_cmd_arsim(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = EXIT_USAGE;
+<<<<<<< HEAD
 	vf_progress_setup(a.progress);
 	vf_log_set_sink(log_once_sink, &logged);
 	vf_progress("reading %s and %s", a.topo, a.lfts);
 	f = vf_load_routed(a.topo, a.lfts, 0, &t, &err);
+=======
+	f = vf_cli_routed(a.topo, a.lfts, 0, &t, &err);
+>>>>>>> i19-live
 	if (!f) {
 		vf_progress_end();
 		fprintf(stderr, "vfabric: %s\n", err.msg);

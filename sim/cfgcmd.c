@@ -31,6 +31,7 @@
 #include "routing/netfile.h"
 #include "routing/vfjson.h"
 #include "sim/cfgcmd.h"
+#include "sim/livefabric.h"
 
 /*
  * What path starts with: 1 '<' (the XML front-end reads it), 2 anything
@@ -224,7 +225,7 @@ static int check_on_fabric(const struct vf_config *c, const char *topo)
 {
 	struct vf_err err = { "" };
 	struct vf_diag d = { 0 };
-	struct vf_fabric *f = vf_netfile_load(topo, 0, &err);
+	struct vf_fabric *f = vf_cli_topo(topo, 0, NULL, &err);
 	int n;
 
 	if (!f) {
@@ -547,19 +548,21 @@ static void set_caps(struct vf_fabric *f, unsigned cap)
  * The SM's port slot from --sm: a port GUID (0x...), or a node by its name
  * in the file or its NodeDesc (a CA's first port, a switch's port 0).
  */
-static uint32_t find_sm_port(const struct vf_fabric *f, const char *sm)
+static uint32_t find_sm_port(const struct vf_fabric *f, const char *sm,
+			     const char *what)
 {
-	uint32_t n = vf_fabric_find_name(f, sm);
 	char *end;
 	uint64_t guid = strtoull(sm, &end, 0);
+	uint32_t n = !*end && guid ? vf_fabric_end_port(f, guid) : VF_NONE;
+	char buf[160];
 
-	for (uint32_t i = 0; n == VF_NONE && i < f->num_nodes; i++)
-		if (!strcmp(vf_node_desc(f, &f->nodes[i]), sm))
-			n = i;
 	if (n != VF_NONE)
-		return f->nodes[n].first_port +
-		       (vf_is_switch(&f->nodes[n]) ? 0 : 1);
-	return !*end && guid ? vf_fabric_end_port(f, guid) : VF_NONE;
+		return n;
+	snprintf(buf, sizeof(buf), "%s %s", what, sm);
+	n = vf_cli_find_node(f, sm, buf);
+	if (n == VF_NONE)
+		return VF_NONE;
+	return f->nodes[n].first_port + (vf_is_switch(&f->nodes[n]) ? 0 : 1);
 }
 
 /* --alias ALIAS=PORTGUID: an SR-IOV alias GUID on a CA port. */
@@ -638,7 +641,7 @@ int vf_cmd_resolve(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	f = vf_netfile_load(topo, 0, &err);
+	f = vf_cli_topo(topo, 0, NULL, &err);
 	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
@@ -652,10 +655,8 @@ int vf_cmd_resolve(int argc, char **argv)
 			goto out;
 		}
 	if (sm) {
-		po.sm_port = find_sm_port(f, sm);
+		po.sm_port = find_sm_port(f, sm, "--sm");
 		if (po.sm_port == VF_NONE) {
-			fprintf(stderr, "vfabric: --sm %s: no such node or port in %s\n",
-				sm, topo);
 			rc = 2;
 			goto out;
 		}
@@ -894,19 +895,17 @@ int vf_cmd_explain(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	f = vf_netfile_load(topo, 0, &err);
+	f = vf_cli_topo(topo, 0, NULL, &err);
 	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
 	}
-	q.src = find_sm_port(f, src);
-	q.dst = find_sm_port(f, dst);
-	po.sm_port = sm ? find_sm_port(f, sm) : VF_NONE;
-	if (q.src == VF_NONE || q.dst == VF_NONE) {
-		fprintf(stderr, "vfabric: --src/--dst: no such node or port in %s\n",
-			topo);
+	q.src = find_sm_port(f, src, "--src");
+	q.dst = q.src == VF_NONE ? VF_NONE :
+		find_sm_port(f, dst, "--dst");
+	po.sm_port = sm ? find_sm_port(f, sm, "--sm") : VF_NONE;
+	if (q.src == VF_NONE || q.dst == VF_NONE || (sm && po.sm_port == VF_NONE))
 		goto out;
-	}
 	slots[0] = q.src;
 	slots[1] = q.dst;
 	q.src = 0;	/* rows of the membership table */

@@ -31,7 +31,11 @@
 #include "sim/arcmd.h"
 #include "sim/arsimcmd.h"
 #include "sim/cfgcmd.h"
+<<<<<<< HEAD
 #include "sim/progress.h"
+=======
+#include "sim/livefabric.h"
+>>>>>>> i19-live
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
@@ -91,6 +95,7 @@ static const char usage_text[] =
 	"        their own, or also keep tenants on switches of their own\n"
 	"        (docs/partition-routing.md); default: the file's <Sm>\n"
 	"        <PartitionRouting>, else off.\n"
+<<<<<<< HEAD
 	"  check-routes --topo NET --lfts DUMP [--json]\n"
 	"        [--config FILE [--links VF]] [--quiet | --progress]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts, dump_lfts\n"
@@ -98,14 +103,30 @@ static const char usage_text[] =
 	"        reachable from every switch and CA, hops versus the shortest\n"
 	"        path, credit loops, all-to-all link load (with LMC, also per\n"
 	"        LID offset).\n"
+=======
+	"  check-routes --topo NET --lfts DUMP [--json] [-o DUMP2]\n"
+	"        [--config FILE [--links VF]]\n"
+	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
+	"        output) against the fabric in NET: every LID reachable from\n"
+	"        every switch and CA, hops versus the shortest path, credit\n"
+	"        loops, all-to-all link load (with LMC, also per LID offset).\n"
+>>>>>>> i19-live
 	"        Exit 1 if anything is unreachable or a credit loop exists.\n"
 	"        --config: also, per virtual fabric\n"
 	"        of that vFabric file (resolved on NET), the all-to-all load of\n"
 	"        the ports that may talk in it, the links that VFs without a\n"
 	"        common port share, and all VFs together; --links VF lists the\n"
 	"        links VF uses with their load.  Ports without a LID in NET\n"
+<<<<<<< HEAD
 	"        (an ibsim net file) take the ones DUMP names them with (its\n"
 	"        port GUID column), as many as DUMP gives a port (its LMC).\n"
+=======
+	"        take the ones DUMP names them with (its port GUID column).\n"
+	"        DUMP may be 'live': every switch's LFT read with SMPs, each\n"
+	"        block up to its LinearFDBTop (dump_fts and ibroute of\n"
+	"        infiniband-diags 44 leave out the block of a top LID that is\n"
+	"        a multiple of 64).  -o: write the LFTs checked there.\n"
+>>>>>>> i19-live
 	"  check [--strict] FILE [--topo NET]\n"
 	"        read a vFabric configuration (opafm.xml style: Applications,\n"
 	"        DeviceGroups, QOSGroups, VirtualFabrics, and <Sm> routing\n"
@@ -128,8 +149,8 @@ static const char usage_text[] =
 	"        the partitions the plugin would program for FILE on the\n"
 	"        fabric in NET: each VF's P_Key and SL, each end port's\n"
 	"        P_Keys with the index a fresh port gets them at, and what a\n"
-	"        P_Key table of N entries would lose.  --sm: the node (name\n"
-	"        in NET or NodeDesc) or port GUID the SM runs on (full member\n"
+	"        P_Key table of N entries would lose.  --sm: the NODE (see\n"
+	"        below) or port GUID the SM runs on (full member\n"
 	"        of the default partition); --assign:\n"
 	"        the plugin's remembered P_Keys/SLs (read, and updated);\n"
 	"        --alias: an SR-IOV alias GUID of a CA port (DeviceGroups may\n"
@@ -153,9 +174,10 @@ static const char usage_text[] =
 	"        the adaptive-routing port groups the plugin would program\n"
 	"        for that routing (an AR dump), and the credit-loop check over\n"
 	"        every alternate (docs/adaptive-routing.md).\n"
+	"        DUMP may be 'live' (as for check-routes).\n"
 	"  arsim --topo NET --lfts DUMP [--ar ARDUMP]\n"
 	"        [--pattern perm|all2all|hotspot|shift] [--shift K]\n"
-	"        [--seed N] [--runs N] [--fail N | --fail-link GUID:PORT...]\n"
+	"        [--seed N] [--runs N] [--fail N | --fail-link NODE:PORT...]\n"
 	"        [--algorithm random|greedy|greedyrandom] [--threshold 0-7]\n"
 	"        [--rounds N] [--no-backpressure] [--no-notify]\n"
 	"        [--engine NAME] [--no-route-stability] [--reroute-lfts FILE]\n"
@@ -178,6 +200,7 @@ static const char usage_text[] =
 	"        tables as the plugin's route_stability does (from scratch\n"
 	"        with --no-route-stability, or when DUMP is none of ours).\n"
 	"        --reroute-lfts: write the re-routed LFTs there.\n"
+<<<<<<< HEAD
 	"        --plot: a PNG of it (needs python3-matplotlib).  Errors are\n"
 	"        said once; exit 2 for bad arguments or files, 1 when the run\n"
 	"        met an error (e.g. AR alternates that would allow a credit\n"
@@ -190,6 +213,28 @@ static const char usage_text[] =
 	"  the end, when standard error is a terminal and the work takes\n"
 	"  more than half a second; --quiet: never, --progress: also when it\n"
 	"  is not a terminal.\n"
+=======
+	"        --plot: a PNG of it (needs python3-matplotlib).\n"
+	"        DUMP may be 'live' (as for check-routes).\n"
+	"  engines\n"
+	"        list the routing engines\n"
+	"\n"
+	"input, for every command:\n"
+	"  NET, wherever a command takes one, is an ibsim net file, the\n"
+	"  output of ibnetdiscover, or 'live': the subnet as seen from this\n"
+	"  host (libibnetdisc, as ibnetdiscover does), through\n"
+	"  --Ca NAME --Port N   the local HCA and port (default: CA= and\n"
+	"        Port= of /etc/infiniband-diags/ibdiag.conf, else the first\n"
+	"        active port, as infiniband-diags)\n"
+	"  --node-name-map FILE infiniband-diags' map ('GUID \"name\"' per\n"
+	"        line): the names shown and matched; default\n"
+	"        /etc/rdma/ib-node-name-map if it exists, '' none.\n"
+	"  A NODE (--src, --dst, --sm, arsim's --fail-link NODE:PORT) is a\n"
+	"  node id of NET, a GUID, a NodeDesc ('cn0002 HCA-1'), a\n"
+	"  node-name-map name, or the first word of either ('cn0002', the\n"
+	"  host name) when only one node has it; an ambiguous name is an\n"
+	"  error listing the candidates.\n"
+>>>>>>> i19-live
 	"\n"
 	"  -h, --help      this text;  -V, --version   the version\n";
 
@@ -379,7 +424,7 @@ static struct vf_fabric *load_topo(const struct cli *c,
 	if (pf && vf_lid_keeps_from_fabric(pf, &k))
 		snprintf(err.msg, sizeof(err.msg), "out of memory");
 	else
-		f = vf_netfile_load_keep(c->topo, c->lmc, &k, &err);
+		f = vf_cli_topo(c->topo, c->lmc, &k, &err);
 	vf_lid_keeps_free(&k);
 	if (!f)
 		fprintf(stderr, "vfabric: %s\n", err.msg);
@@ -534,7 +579,7 @@ static int load_previous(const struct cli *c, struct vf_fabric **pf,
 				 "together");
 	if (!c->prev_topo)
 		return 0;
-	*pf = vf_load_routed(c->prev_topo, c->prev_lfts, c->lmc, pt, &err);
+	*pf = vf_cli_routed(c->prev_topo, c->prev_lfts, c->lmc, pt, &err);
 	if (!*pf) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		return EXIT_USAGE;
@@ -781,17 +826,28 @@ static int cmd_check(int argc, char **argv)
 	if (!rc)
 		rc = load_config(&c, &cfg, "checked");
 	if (!rc) {
+<<<<<<< HEAD
 		vf_progress_setup(c.progress);
 		vf_log_set_sink(vf_progress_log_sink, NULL);
 		vf_progress("reading %s and %s", c.topo, c.lfts);
 		f = vf_load_routed(c.topo, c.lfts, c.lmc, &t, &err);
 		if (!f) {
 			vf_progress_end();
+=======
+		f = vf_cli_routed(c.topo, c.lfts, c.lmc, &t, &err);
+		if (!f)
+>>>>>>> i19-live
 			fprintf(stderr, "vfabric: %s\n", err.msg);
 		}
 		rc = f ? 0 : EXIT_USAGE;
 	}
+<<<<<<< HEAD
 	vf_progress_pause(true);
+=======
+	/* -o: the tables checked (with --lfts live, what the switches hold) */
+	if (!rc && c.out)
+		rc = write_dump(&c, f, &t);
+>>>>>>> i19-live
 	if (!rc)
 		rc = config_traffic(&c, &cfg, f, &tr, &classes);
 	vf_progress_pause(false);
@@ -830,6 +886,7 @@ int main(int argc, char **argv)
 		{ "engines", cmd_engines },
 	};
 
+	argc = vf_cli_global_opts(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;

@@ -321,7 +321,7 @@ def usage(tap, dump):
             (("--lfts", dump, "--fail", "1", "--fail-link", LEAF1_UPLINK),
              "--fail with --fail-link", "go separately"),
             (("--lfts", dump, "--fail-link", "leaf1"), "a bad --fail-link",
-             "takes GUID:PORT"),
+             "takes NODE:PORT"),
             (("--lfts", dump, "--fail-link", "0x1234:1"),
              "an unknown GUID", "no node or port with that GUID"),
             (("--lfts", dump, "--fail", "99"), "more failures than links",
