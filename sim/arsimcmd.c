@@ -24,11 +24,8 @@
 #include "routing/log.h"
 #include "routing/vfjson.h"
 #include "sim/arsimcmd.h"
-<<<<<<< HEAD
 #include "sim/progress.h"
-=======
 #include "sim/livefabric.h"
->>>>>>> i19-live
 
 #define EXIT_PLOT 1
 #define EXIT_FOUND 1	/* an error in the run (said), results shown */
@@ -304,22 +301,14 @@ static int fail_link(const struct vf_fabric *f, const char *spec, bool *down)
 		return bad("--fail-link takes NODE:PORT, not '%s'", spec);
 	errno = 0;
 	guid = strtoull(spec, &end, 0);
-<<<<<<< HEAD
-	if (errno || end != colon || parse_uint(colon + 1, VF_MAX_PORTS, &port))
-		return bad("--fail-link takes GUID:PORT, not '%s'", spec);
-	node = vf_fabric_find_guid(f, guid);
-	/* a CA's port GUID, as LFT dumps name it, names its node too */
-	slot = node == VF_NONE ? vf_fabric_end_port(f, guid) : VF_NONE;
-	if (slot != VF_NONE)
-		node = f->ports[slot].node;
-	if (node == VF_NONE)
-		return bad("--fail-link %s: no node or port with that GUID",
-			   spec);
-=======
 	if (!errno && end == colon) {
 		node = vf_fabric_find_guid(f, guid);
+		/* a CA's port GUID, as LFT dumps name it, names its node */
+		slot = node == VF_NONE ? vf_fabric_end_port(f, guid) : VF_NONE;
+		if (slot != VF_NONE)
+			node = f->ports[slot].node;
 		if (node == VF_NONE)
-			return bad("--fail-link %s: no node with that GUID",
+			return bad("--fail-link %s: no node or port with that GUID",
 				   spec);
 	} else {
 		snprintf(name, sizeof(name), "%.*s", (int)(colon - spec),
@@ -329,7 +318,6 @@ static int fail_link(const struct vf_fabric *f, const char *spec, bool *down)
 		if (node == VF_NONE)
 			return EXIT_USAGE;
 	}
->>>>>>> i19-live
 	slot = vf_fabric_port(f, node, port);
 	if (!port || slot == VF_NONE || f->ports[slot].remote == VF_NONE)
 		return bad("--fail-link %s: no link on that port", spec);
@@ -974,14 +962,10 @@ int vf_cmd_arsim(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = EXIT_USAGE;
-<<<<<<< HEAD
 	vf_progress_setup(a.progress);
 	vf_log_set_sink(log_once_sink, &logged);
 	vf_progress("reading %s and %s", a.topo, a.lfts);
-	f = vf_load_routed(a.topo, a.lfts, 0, &t, &err);
-=======
 	f = vf_cli_routed(a.topo, a.lfts, 0, &t, &err);
->>>>>>> i19-live
 	if (!f) {
 		vf_progress_end();
 		fprintf(stderr, "vfabric: %s\n", err.msg);

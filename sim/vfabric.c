@@ -31,11 +31,8 @@
 #include "sim/arcmd.h"
 #include "sim/arsimcmd.h"
 #include "sim/cfgcmd.h"
-<<<<<<< HEAD
 #include "sim/progress.h"
-=======
 #include "sim/livefabric.h"
->>>>>>> i19-live
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
@@ -95,38 +92,25 @@ static const char usage_text[] =
 	"        their own, or also keep tenants on switches of their own\n"
 	"        (docs/partition-routing.md); default: the file's <Sm>\n"
 	"        <PartitionRouting>, else off.\n"
-<<<<<<< HEAD
-	"  check-routes --topo NET --lfts DUMP [--json]\n"
+	"  check-routes --topo NET --lfts DUMP [--json] [-o DUMP2]\n"
 	"        [--config FILE [--links VF]] [--quiet | --progress]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts, dump_lfts\n"
 	"        or ibroute output) against the fabric in NET: every LID\n"
 	"        reachable from every switch and CA, hops versus the shortest\n"
 	"        path, credit loops, all-to-all link load (with LMC, also per\n"
 	"        LID offset).\n"
-=======
-	"  check-routes --topo NET --lfts DUMP [--json] [-o DUMP2]\n"
-	"        [--config FILE [--links VF]]\n"
-	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts or ibroute\n"
-	"        output) against the fabric in NET: every LID reachable from\n"
-	"        every switch and CA, hops versus the shortest path, credit\n"
-	"        loops, all-to-all link load (with LMC, also per LID offset).\n"
->>>>>>> i19-live
 	"        Exit 1 if anything is unreachable or a credit loop exists.\n"
 	"        --config: also, per virtual fabric\n"
 	"        of that vFabric file (resolved on NET), the all-to-all load of\n"
 	"        the ports that may talk in it, the links that VFs without a\n"
 	"        common port share, and all VFs together; --links VF lists the\n"
 	"        links VF uses with their load.  Ports without a LID in NET\n"
-<<<<<<< HEAD
 	"        (an ibsim net file) take the ones DUMP names them with (its\n"
 	"        port GUID column), as many as DUMP gives a port (its LMC).\n"
-=======
-	"        take the ones DUMP names them with (its port GUID column).\n"
 	"        DUMP may be 'live': every switch's LFT read with SMPs, each\n"
 	"        block up to its LinearFDBTop (dump_fts and ibroute of\n"
 	"        infiniband-diags 44 leave out the block of a top LID that is\n"
 	"        a multiple of 64).  -o: write the LFTs checked there.\n"
->>>>>>> i19-live
 	"  check [--strict] FILE [--topo NET]\n"
 	"        read a vFabric configuration (opafm.xml style: Applications,\n"
 	"        DeviceGroups, QOSGroups, VirtualFabrics, and <Sm> routing\n"
@@ -200,11 +184,11 @@ static const char usage_text[] =
 	"        tables as the plugin's route_stability does (from scratch\n"
 	"        with --no-route-stability, or when DUMP is none of ours).\n"
 	"        --reroute-lfts: write the re-routed LFTs there.\n"
-<<<<<<< HEAD
 	"        --plot: a PNG of it (needs python3-matplotlib).  Errors are\n"
 	"        said once; exit 2 for bad arguments or files, 1 when the run\n"
 	"        met an error (e.g. AR alternates that would allow a credit\n"
 	"        loop: AR tables left empty, as the plugin leaves them).\n"
+	"        DUMP may be 'live' (as for check-routes).\n"
 	"  engines\n"
 	"        list the routing engines\n"
 	"\n"
@@ -213,11 +197,6 @@ static const char usage_text[] =
 	"  the end, when standard error is a terminal and the work takes\n"
 	"  more than half a second; --quiet: never, --progress: also when it\n"
 	"  is not a terminal.\n"
-=======
-	"        --plot: a PNG of it (needs python3-matplotlib).\n"
-	"        DUMP may be 'live' (as for check-routes).\n"
-	"  engines\n"
-	"        list the routing engines\n"
 	"\n"
 	"input, for every command:\n"
 	"  NET, wherever a command takes one, is an ibsim net file, the\n"
@@ -234,7 +213,6 @@ static const char usage_text[] =
 	"  node-name-map name, or the first word of either ('cn0002', the\n"
 	"  host name) when only one node has it; an ambiguous name is an\n"
 	"  error listing the candidates.\n"
->>>>>>> i19-live
 	"\n"
 	"  -h, --help      this text;  -V, --version   the version\n";
 
@@ -826,28 +804,20 @@ static int cmd_check(int argc, char **argv)
 	if (!rc)
 		rc = load_config(&c, &cfg, "checked");
 	if (!rc) {
-<<<<<<< HEAD
 		vf_progress_setup(c.progress);
 		vf_log_set_sink(vf_progress_log_sink, NULL);
 		vf_progress("reading %s and %s", c.topo, c.lfts);
-		f = vf_load_routed(c.topo, c.lfts, c.lmc, &t, &err);
+		f = vf_cli_routed(c.topo, c.lfts, c.lmc, &t, &err);
 		if (!f) {
 			vf_progress_end();
-=======
-		f = vf_cli_routed(c.topo, c.lfts, c.lmc, &t, &err);
-		if (!f)
->>>>>>> i19-live
 			fprintf(stderr, "vfabric: %s\n", err.msg);
 		}
 		rc = f ? 0 : EXIT_USAGE;
 	}
-<<<<<<< HEAD
 	vf_progress_pause(true);
-=======
 	/* -o: the tables checked (with --lfts live, what the switches hold) */
 	if (!rc && c.out)
 		rc = write_dump(&c, f, &t);
->>>>>>> i19-live
 	if (!rc)
 		rc = config_traffic(&c, &cfg, f, &tr, &classes);
 	vf_progress_pause(false);
