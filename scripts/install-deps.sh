@@ -6,7 +6,9 @@
 # libibnetdisc-dev, libibmad-dev: vfabric's --topo live / --lfts live;
 # time (/usr/bin/time): make bench's peak memory of offline routings.
 # debhelper, dpkg-dev, fakeroot, lintian: the Debian packages
-# (scripts/build-deb.sh).
+# (scripts/build-deb.sh).  groff-base, mandoc: the man pages' lint;
+# bash-completion: the completions' test with it loaded
+# (tests/lint/t-manpages.sh).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config python3 valgrind
 python3-matplotlib time
@@ -14,7 +16,8 @@ opensm libopensm-dev libibumad-dev libxml2-dev libjson-c-dev
 libibnetdisc-dev libibmad-dev
 ibsim-utils libumad2sim0 infiniband-diags iproute2 iputils-ping
 clang libclang-rt-14-dev
-debhelper dpkg-dev fakeroot lintian"
+debhelper dpkg-dev fakeroot lintian
+groff-base mandoc bash-completion"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -31,6 +31,7 @@
 #include "sim/arcmd.h"
 #include "sim/arsimcmd.h"
 #include "sim/cfgcmd.h"
+#include "sim/cmdhelp.h"
 #include "sim/progress.h"
 #include "sim/livefabric.h"
 
@@ -41,6 +42,13 @@
 /* bytes of an opensm-lfts.dump line, about ("0x0001 001 # Channel
  * Adapter portguid 0x0002c90300000011: 'cn0001 HCA-1'") */
 #define DUMP_LINE_BYTES 64
+
+#define PROGRESS_TEXT \
+	"  route, check-routes and arsim show what they are doing (phase,\n" \
+	"  seconds, fattree's pass) on one line of standard error, erased at\n" \
+	"  the end, when standard error is a terminal and the work takes\n" \
+	"  more than half a second; --quiet: never, --progress: also when it\n" \
+	"  is not a terminal.\n"
 
 static const char usage_text[] =
 	"usage: vfabric <command> [options]\n"
@@ -192,11 +200,7 @@ static const char usage_text[] =
 	"  engines\n"
 	"        list the routing engines\n"
 	"\n"
-	"  route, check-routes and arsim show what they are doing (phase,\n"
-	"  seconds, fattree's pass) on one line of standard error, erased at\n"
-	"  the end, when standard error is a terminal and the work takes\n"
-	"  more than half a second; --quiet: never, --progress: also when it\n"
-	"  is not a terminal.\n"
+	PROGRESS_TEXT
 	"\n"
 	"input, for every command:\n"
 	"  NET, wherever a command takes one, is an ibsim net file, the\n"
@@ -214,12 +218,16 @@ static const char usage_text[] =
 	"  host name) when only one node has it; an ambiguous name is an\n"
 	"  error listing the candidates.\n"
 	"\n"
-	"  -h, --help      this text;  -V, --version   the version\n";
+	"  -h, --help      this text (after a command: that command's);\n"
+	"  -V, --version   the version\n";
+/* route, check-routes and arsim --help end with it too */
+static const char progress_text[] = "\n" PROGRESS_TEXT;
 
 static void usage(FILE *out)
 {
 	fputs(usage_text, out);
 }
+
 
 static int __attribute__((format(printf, 1, 2)))
 bad_usage(const char *fmt, ...)
@@ -869,8 +877,21 @@ int main(int argc, char **argv)
 		printf("vfabric (opensm-vfabric) %s\n", PACKAGE_VERSION);
 		return 0;
 	}
-	for (unsigned i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+	for (unsigned i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		if (vf_wants_help(argc - 1, argv + 1)) {
+			vf_command_help(usage_text, "vfabric", cmds[i].name);
+			if (strcmp(cmds[i].name, "check") &&
+			    strcmp(cmds[i].name, "resolve") &&
+			    strcmp(cmds[i].name, "explain") &&
+			    strcmp(cmds[i].name, "ar") &&
+			    strcmp(cmds[i].name, "engines"))
+				fputs(progress_text, stdout);
+			puts("\n'vfabric --help' lists every command.");
+			return 0;
+		}
+		return cmds[i].fn(argc - 1, argv + 1);
+	}
 	return bad_usage("unknown command '%s'", argv[1]);
 }

@@ -12,14 +12,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/cmdhelp.h"
 #include "sim/em/em.h"
+
+#define COMMON_TEXT \
+	"authentication: --key HEX  the EM key every request carries.\n" \
+	"  Endpoints take Sets only from the master SM's port (run this at\n" \
+	"  its node) and, once they hold a key, only carrying it.\n" \
+	"\n" \
+	"transport: -C, --ca NAME  -P, --port N  --sm-lid LID\n" \
+	"  --timeout MS (per try, default 1500: endpoints answer within\n" \
+	"  1.07 s)  --retries N (default 1)  --max-lid LID (discovery, 0xBFFF)\n"
+#define SIMULATOR_TEXT \
+	"Under ibsim (the simulator) run it with\n" \
+	"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so,\n" \
+	"SIM_HOST=<node> and the simulator's IBSIM_SOCKNAME.\n"
 
 static const char usage_text[] =
 	"usage: vfabric-em <command> [options] [LID...]\n"
 	"\n"
-	"The Ethernet Manager's client of VNIC endpoints (EMA, class 0x3B).\n"
-	"Under ibsim run it with LD_PRELOAD=.../umad2sim/libumad2sim.so,\n"
-	"SIM_HOST=<node> and the simulator's IBSIM_SOCKNAME.\n"
+	"The Ethernet Manager's client of a fabric's VNIC endpoints (EMA,\n"
+	"class 0x3B): finds them (NodeRecords from the SA), shows their\n"
+	"virtual Ethernet switches, vports, MAC tables and counters (a table\n"
+	"or JSON), and configures them as an Ethernet Manager would.  It\n"
+	"opens a local port's umad device (usually as root); Sets are taken\n"
+	"only from the master SM's port.\n"
 	"\n"
 	"commands:\n"
 	"  probe [LID...]     ClassPortInfo of each LID: endpoint or not,\n"
@@ -55,16 +72,18 @@ static const char usage_text[] =
 	"                     one request as given (fault injection); prints\n"
 	"                     the answer's status\n"
 	"\n"
-	"authentication: --key HEX  the EM key every request carries.\n"
-	"  Endpoints take Sets only from the master SM's port (run this at\n"
-	"  its node) and, once they hold a key, only carrying it.\n"
-	"\n"
-	"transport: -C, --ca NAME  -P, --port N  --sm-lid LID\n"
-	"  --timeout MS (per try, default 1500: endpoints answer within\n"
-	"  1.07 s)  --retries N (default 1)  --max-lid LID (discovery, 0xBFFF)\n"
+	COMMON_TEXT
 	"\n"
 	"exit status: 0 done, 1 no port / no answer / no endpoint at a LID\n"
-	"given, 2 bad usage, 3 an endpoint answered with an error status.\n";
+	"given, 2 bad usage, 3 an endpoint answered with an error status.\n"
+	"\n"
+	"  -h, --help      this text (after a command: that command's)\n"
+	"  -V, --version   the version\n"
+	"\n"
+	SIMULATOR_TEXT;
+/* COMMAND --help ends with these too */
+static const char command_help_tail[] = "\n" COMMON_TEXT "\n"
+	SIMULATOR_TEXT "\n'vfabric-em --help' lists every command.\n";
 
 static int bad_usage(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -380,11 +399,20 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("vfabric-em (opensm-vfabric) %s\n", PACKAGE_VERSION);
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			cmd = &commands[i];
 	if (!cmd)
 		return bad_usage("unknown command '%s'", argv[1]);
+	if (vf_wants_help(argc - 1, argv + 1)) {
+		vf_command_help(usage_text, "vfabric-em", cmd->name);
+		fputs(command_help_tail, stdout);
+		return 0;
+	}
 	rc = parse(argc - 1, argv + 1, cmd, &o);
 	if (rc)
 		return rc;

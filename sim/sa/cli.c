@@ -16,14 +16,28 @@
 
 #include "common/mad.h"
 #include "routing/vfjson.h"
+#include "sim/cmdhelp.h"
 #include "sim/sa/cli.h"
+
+#define TRANSPORT_TEXT \
+	"transport (all commands):\n" \
+	"  -C, --ca NAME   -P, --port N   the local port (default: first)\n" \
+	"  --sm-lid LID    where to send (default: the port's SM LID)\n" \
+	"  --timeout MS    per try (default 1000)   --retries N (default 2)\n"
+#define SIMULATOR_TEXT \
+	"Under ibsim (the simulator) run it with\n" \
+	"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so,\n" \
+	"SIM_HOST=<node> and the simulator's IBSIM_SOCKNAME.\n"
 
 static const char usage_text[] =
 	"usage: vfabric-sa <command> [options]\n"
 	"\n"
-	"A Subnet Administration client.  Under ibsim run it with\n"
-	"LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so,\n"
-	"SIM_HOST=<node> and the simulator's IBSIM_SOCKNAME.\n"
+	"A Subnet Administration client: asks the SA of the subnet a local\n"
+	"port is on (OpenSM's, with or without the vfabric plugin) for\n"
+	"PathRecords, MultiPathRecords and multicast memberships, as an\n"
+	"application would, or measures its PathRecord query rate.  One\n"
+	"status line, then one key=value line per record (or --json), made\n"
+	"for scripts.  It opens the port's umad device (usually as root).\n"
 	"\n"
 	"commands:\n"
 	"  path [--get] [--slid LID] [--dlid LID] [--sgid GID] [--dgid GID]\n"
@@ -71,10 +85,7 @@ static const char usage_text[] =
 	"                        in bytes (256-4096), --rate and --pkt-life V\n"
 	"                        the IBA codes (rate 3 = 10 Gb/s, 7 = 40 ...)\n"
 	"\n"
-	"transport (all commands):\n"
-	"  -C, --ca NAME   -P, --port N   the local port (default: first)\n"
-	"  --sm-lid LID    where to send (default: the port's SM LID)\n"
-	"  --timeout MS    per try (default 1000)   --retries N (default 2)\n"
+	TRANSPORT_TEXT
 	"\n"
 	"  raw --attr-id A [--method M] [--comp-mask M] [--data HEX]\n"
 	"        Any SA request: the header fields given (method default\n"
@@ -109,7 +120,15 @@ static const char usage_text[] =
 	"  sid (64 bits) strings, every other field a number.\n"
 	"\n"
 	"exit status: 0 the SA answered (any status), 1 no answer or no port,\n"
-	"2 bad usage.\n";
+	"2 bad usage.\n"
+	"\n"
+	"  -h, --help      this text (after a command: that command's)\n"
+	"  -V, --version   the version\n"
+	"\n"
+	SIMULATOR_TEXT;
+/* COMMAND --help ends with these too */
+static const char command_help_tail[] = "\n" TRANSPORT_TEXT "\n"
+	SIMULATOR_TEXT "\n'vfabric-sa --help' has the values, the output and every command.\n";
 
 int sa_bad_usage(const char *fmt, ...)
 {
@@ -609,11 +628,20 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("vfabric-sa (opensm-vfabric) %s\n", PACKAGE_VERSION);
+		return 0;
+	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			break;
 	if (i == sizeof(commands) / sizeof(commands[0]))
 		return sa_bad_usage("unknown command '%s'", argv[1]);
+	if (vf_wants_help(argc - 1, argv + 1)) {
+		vf_command_help(usage_text, "vfabric-sa", commands[i].name);
+		fputs(command_help_tail, stdout);
+		return 0;
+	}
 	rc = parse(argc - 1, argv + 1, &commands[i], &o);
 	if (rc)
 		return rc;

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 # What 'make install' puts where (into a DESTDIR), and what 'make
 # uninstall' leaves: the plugin in $libdir, the tools, every document
-# under $docdir (the README refers to docs/*.md), the conf examples, no
-# test harness; and the warning for an opensm.conf that still loads a
-# removed plugin (scripts/opensm-conf-check.sh).
+# under $docdir (the README refers to docs/*.md), the conf examples, the
+# man pages, the bash completions, no test harness; and the warning for
+# an opensm.conf that still loads a removed plugin
+# (scripts/opensm-conf-check.sh).
 top=${top_srcdir:-.}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
@@ -27,7 +28,7 @@ check "make install into a DESTDIR" mk install
 vars=$(${MAKE:-make} --no-print-directory -s -f - print-dirs <<'END'
 include Makefile
 print-dirs:
-	@echo "libdir='$(libdir)' bindir='$(bindir)' docdir='$(docdir)' pkgdatadir='$(pkgdatadir)'"
+	@echo "libdir='$(libdir)' bindir='$(bindir)' docdir='$(docdir)' pkgdatadir='$(pkgdatadir)' mandir='$(mandir)' bashcompletiondir='$(bashcompletiondir)'"
 END
 )
 eval "$vars"
@@ -43,6 +44,15 @@ done
 for example in "$top"/conf/*.xml "$top"/conf/opensm-vfabric.conf; do
 	name=$(basename "$example")
 	check "conf/$name is in \$pkgdatadir" test -f "$dest$pkgdatadir/$name"
+done
+for page in vfabric.1 vfabric-sa.1 vfabric-em.1 opensm-vfabric.7; do
+	sect=man${page##*.}
+	check "the man page $page is in \$mandir/$sect" \
+		test -f "$dest$mandir/$sect/$page"
+done
+for tool in vfabric vfabric-sa vfabric-em; do
+	check "the bash completion of $tool is in \$bashcompletiondir" \
+		test -f "$dest$bashcompletiondir/$tool"
 done
 py=$(find "$dest" -name '*.py' ! -name arplot.py | sed "s|^$dest||")
 n=$((n + 1))
