@@ -140,6 +140,8 @@ comp _vfabric vfabric arsim --engine fat > fat
 comp _vfabric vfabric check-routes --lf > lfts
 touch topo-a.net
 comp _vfabric vfabric route --topo topo- > topo
+comp _vfabric vfabric check-routes --lfts li > live
+comp _vfabric vfabric explain --node-n > nnm
 comp _vfabric_sa vfabric-sa path --numb > numb
 comp _vfabric_em vfabric-em set 7 --state forw > state
 END
@@ -165,6 +167,10 @@ END
 		ok "'vfabric check-routes --lf' completes to --lfts ($label)"
 		[ "$(cat "$tmp/topo")" = topo-a.net ]
 		ok "'vfabric route --topo topo-' completes a file name ($label)" "$(cat "$tmp/topo")"
+		[ "$(cat "$tmp/live")" = live ]
+		ok "'vfabric check-routes --lfts li' completes to live ($label)" "$(cat "$tmp/live")"
+		[ "$(cat "$tmp/nnm")" = --node-name-map ]
+		ok "'vfabric explain --node-n' completes to --node-name-map ($label)" "$(cat "$tmp/nnm")"
 		[ "$(cat "$tmp/numb")" = --numb-path ]
 		ok "'vfabric-sa path --numb' completes to --numb-path ($label)"
 		[ "$(cat "$tmp/state")" = forwarding ]
