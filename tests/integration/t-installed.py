@@ -50,9 +50,18 @@ def check_package(tap, path, workdir):
         exe = os.path.join("/usr/bin", tool)
         tap.ok(owner(exe) == "opensm-vfabric-tools",
                f"{exe} is package opensm-vfabric-tools's")
-        r = subprocess.run([exe, "--help"], capture_output=True, text=True)
-        tap.ok(r.returncode == 0 and "usage" in r.stdout.lower(),
-               f"the packaged {tool} runs (--help)", r.stderr[-300:])
+        r = subprocess.run([exe, "--version"], capture_output=True,
+                           text=True)
+        tap.ok(r.returncode == 0 and
+               r.stdout.startswith(f"{tool} (opensm-vfabric) "),
+               f"the packaged {tool} runs (--version)", r.stdout[-300:])
+        page = f"/usr/share/man/man1/{tool}.1.gz"
+        tap.ok(os.path.exists(page), f"{page} is installed")
+        comp = f"/usr/share/bash-completion/completions/{tool}"
+        tap.ok(owner(comp) == "opensm-vfabric-tools",
+               f"{comp} is package opensm-vfabric-tools's")
+    tap.ok(os.path.exists("/usr/share/man/man7/opensm-vfabric.7.gz"),
+           "opensm-vfabric(7) is installed")
     for doc in ("README.Debian", "docs/vfabrics.md.gz", "copyright"):
         doc = os.path.join("/usr/share/doc/opensm-vfabric", doc)
         tap.ok(os.path.exists(doc), f"{doc} is installed")
