@@ -34,11 +34,31 @@ static bool ends_key(const char *t, size_t n)
 	return n >= 4 && !strncasecmp(t + n - 4, "_key", 4);
 }
 
+/* Does t hold "_key" (any case) not followed by '=', '_' or a letter or
+ * digit: a key named with something else than '=' after it? */
+static bool names_key(const char *t, size_t n)
+{
+	for (size_t i = 0; i + 4 <= n; i++) {
+		if (strncasecmp(t + i, "_key", 4))
+			continue;
+		if (i + 4 == n)
+			return true;
+		char c = t[i + 4];
+
+		if (c != '=' && c != '_' && !(c >= '0' && c <= '9') &&
+		    !((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
+			return true;
+	}
+	return false;
+}
+
 /*
  * No key's value survives in the line the plugin logs.  A model of the
  * rule, token by token (blank-separated, as the parser reads them): a
  * token whose name (before its first '=') ends in "_key", any case, or
- * one after "x_key=" or "x_key" (a blank typed by mistake around the
+ * that names a key another way ("em_key:0x1"), or one after "x_key=" or
+ * "x_key" (a blank typed by mistake around the '='), or after a lone
+ * "=" (or "==...") that was itself hidden (blanks on both sides of the
  * '='), is shown as its name and '=' (if it has a key's name) and the
  * mark; every other token as it is.
  */
@@ -48,6 +68,7 @@ static void check_redacted(const char *text)
 	char *shown = vf_options_redacted(text);
 	const char *t = text, *o = shown, *prev = NULL;
 	size_t prev_len = 0;
+	bool prev_hidden = false;
 
 	if (!shown)
 		return;
@@ -68,9 +89,12 @@ static void check_redacted(const char *text)
 		keep = eq && ends_key(t, (size_t)(eq - t)) ?
 		       (size_t)(eq - t) + 1 : 0;
 		secret = keep || (!eq && ends_key(t, tl)) ||
+			 names_key(t, tl) ||
 			 (prev && (ends_key(prev, prev_len) ||
 				   (prev[prev_len - 1] == '=' &&
-				    ends_key(prev, prev_len - 1))));
+				    ends_key(prev, prev_len - 1)) ||
+				   (prev_hidden &&
+				    strspn(prev, "=") >= prev_len)));
 		if (secret)
 			VF_FUZZ_CHECK(ol == keep + sizeof(mark) - 1 &&
 				      !memcmp(o, t, keep) &&
@@ -81,6 +105,7 @@ static void check_redacted(const char *text)
 				      "a setting changed: %.40s", t);
 		prev = t;
 		prev_len = tl;
+		prev_hidden = secret;
 		t += tl;
 		o += ol;
 	}

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "partition/filewrite.h"
@@ -28,15 +30,30 @@ int vf_file_replace(const char *path, const char *text, size_t len)
 {
 	char tmp[4096];
 	FILE *out;
-	int rc = 0;
+	int fd, rc = 0;
 
 	if (holds(path, text, len))
 		return 0;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	out = fopen(tmp, "w");
-	if (!out)
+	/*
+	 * Written as root, maybe in a directory others can write (a metrics
+	 * directory): a fresh file, never through a link someone left at
+	 * path.tmp (O_EXCL, O_NOFOLLOW), and mode 0644 whatever the umask.
+	 */
+	if (unlink(tmp) && errno != ENOENT)
 		return -errno;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0644);
+	if (fd < 0)
+		return -errno;
+	out = fchmod(fd, 0644) ? NULL : fdopen(fd, "w");
+	if (!out) {
+		rc = -errno;
+		close(fd);
+		unlink(tmp);
+		return rc;
+	}
 	if (fwrite(text, 1, len, out) != len || fflush(out) ||
 	    fsync(fileno(out)))
 		rc = -errno;

@@ -9,6 +9,8 @@
  * Make path hold exactly text (len bytes): written to path.tmp, synced,
  * renamed over path, so a reader sees the old file or the new one, never
  * half of one.  Nothing is written when path holds that text already.
+ * path.tmp is created afresh (a link or file left there is removed, not
+ * followed), mode 0644 whatever the umask.
  * 0 or -errno.
  */
 int vf_file_replace(const char *path, const char *text, size_t len);

@@ -408,22 +408,54 @@ static bool is_key(const char *name)
 }
 
 /*
- * Might the blank-separated token tok (of len characters) be a key's
- * value, given the token before it (prev, prev_len; NULL at the start)?
- * Its own name ends in _key; or it follows "x_key=" with nothing after
- * the '=' (a blank typed after it) or "x_key" (a blank before the '=').
- * Then no log shows it.
+ * Does tok name a key with something other than '=' after the name, as
+ * in "em_key:0x..." typed for "em_key=0x..."?  "_key" followed by a
+ * character that cannot continue a name ("ar_key_file" is no key).
  */
-static bool secret_token(const char *tok, size_t len, const char *prev,
-			 size_t prev_len)
+static bool mentions_key(const char *tok, size_t len)
+{
+	for (size_t i = 0; i + 4 <= len; i++)
+		if (!strncasecmp(tok + i, "_key", 4) &&
+		    (i + 4 == len || (tok[i + 4] != '=' && tok[i + 4] != '_' &&
+				      !isalnum((unsigned char)tok[i + 4]))))
+			return true;
+	return false;
+}
+
+/* Is tok all '=' (a blank typed on both sides of one)? */
+static bool only_equals(const char *tok, size_t len)
+{
+	return len && strspn(tok, "=") >= len;
+}
+
+/*
+ * Tokens read one after the other, blank-separated: is this one a key's
+ * value, which no log may show?  Its own name ends in _key or names one
+ * (mentions_key); or it follows "x_key=" with nothing after the '=' (a
+ * blank typed after it), "x_key" (a blank before the '='), or a lone "="
+ * that itself followed one of those.
+ */
+struct secret_scan {
+	const char *prev;	/* the token before, NULL at the start */
+	size_t prev_len;
+	bool prev_secret;
+};
+
+static bool secret_next(struct secret_scan *sc, const char *tok, size_t len)
 {
 	const char *eq = memchr(tok, '=', len);
+	const char *p = sc->prev;
+	size_t n = sc->prev_len;
+	bool secret = key_name(tok, eq ? (size_t)(eq - tok) : len) ||
+		      mentions_key(tok, len) ||
+		      (p && n && (key_name(p, n) ||
+				  (p[n - 1] == '=' && key_name(p, n - 1)) ||
+				  (sc->prev_secret && only_equals(p, n))));
 
-	if (key_name(tok, eq ? (size_t)(eq - tok) : len))
-		return true;
-	return prev && prev_len &&
-	       (key_name(prev, prev_len) ||
-		(prev[prev_len - 1] == '=' && key_name(prev, prev_len - 1)));
+	sc->prev = tok;
+	sc->prev_len = len;
+	sc->prev_secret = secret;
+	return secret;
 }
 
 /* A 64-bit key in hex, 0x optional. */
@@ -459,8 +491,8 @@ static int parse_lease(const char *v, unsigned *out)
 char *vf_options_redacted(const char *text)
 {
 	static const char hidden[] = "<hidden>";
-	const char *t = text, *prev = NULL;
-	size_t prev_len = 0;
+	const char *t = text;
+	struct secret_scan sc = { 0 };
 	char *out, *o;
 
 	if (!text)
@@ -481,7 +513,7 @@ char *vf_options_redacted(const char *text)
 		if (!len)
 			break;
 		eq = memchr(t, '=', len);
-		if (!secret_token(t, len, prev, prev_len)) {
+		if (!secret_next(&sc, t, len)) {
 			memcpy(o, t, len);
 			o += len;
 		} else {
@@ -494,8 +526,6 @@ char *vf_options_redacted(const char *text)
 			memcpy(o, hidden, sizeof(hidden) - 1);
 			o += sizeof(hidden) - 1;
 		}
-		prev = t;
-		prev_len = len;
 		t += len;
 	}
 	*o = '\0';
@@ -633,8 +663,8 @@ static int resolve_order(struct vf_options *o)
 unsigned vf_options_parse(struct vf_options *o, const char *text)
 {
 	unsigned problems = 0;
-	const char *s = text, *prev = NULL;	/* the token before: a */
-	size_t prev_len = 0;			/* key's value may follow */
+	const char *s = text;
+	struct secret_scan sc = { 0 };		/* a key's value may follow */
 
 	while (s && *s) {
 		char tok[1024], *eq;
@@ -649,10 +679,7 @@ unsigned vf_options_parse(struct vf_options *o, const char *text)
 		if (len >= sizeof(tok)) {
 			vf_log(VF_LOG_ERROR,
 			       "ERR VF0102: event_plugin_options: setting too long at '%.20s...'; ignored",
-			       secret_token(s, len, prev, prev_len) ?
-			       "<hidden>" : s);
-			prev = s;
-			prev_len = len;
+			       secret_next(&sc, s, len) ? "<hidden>" : s);
 			problems++;
 			s += len;
 			continue;
@@ -660,9 +687,7 @@ unsigned vf_options_parse(struct vf_options *o, const char *text)
 		memcpy(tok, s, len);
 		tok[len] = '\0';
 		s += len;
-		hide = secret_token(s - len, len, prev, prev_len);
-		prev = s - len;
-		prev_len = len;
+		hide = secret_next(&sc, s - len, len);
 		eq = strchr(tok, '=');
 		if (!eq || eq == tok) {
 			vf_log(VF_LOG_ERROR,

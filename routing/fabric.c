@@ -104,19 +104,6 @@ static uint32_t intern(struct vf_fabric *f, const char *s, size_t max)
 	return off;
 }
 
-int vf_fabric_set_desc(struct vf_fabric *f, uint32_t node, const char *desc)
-{
-	uint32_t off;
-
-	if (node >= f->num_nodes)
-		return -EINVAL;
-	off = intern(f, desc, VF_DESC_LEN);
-	if (off == VF_NONE)
-		return -ENOMEM;
-	f->nodes[node].desc = off;
-	return 0;
-}
-
 uint32_t vf_fabric_add_node(struct vf_fabric *f, enum vf_node_type type,
 			    uint64_t guid, uint64_t sysimg_guid,
 			    unsigned num_ports, const char *name,

@@ -132,12 +132,6 @@ uint32_t vf_fabric_add_node(struct vf_fabric *f, enum vf_node_type type,
 			    uint64_t guid, uint64_t sysimg_guid,
 			    unsigned num_ports, const char *name,
 			    const char *desc);
-/*
- * Give node a new NodeDescription as shown to users (a node-name-map
- * name); allowed after vf_fabric_finalize(), the old text stays in
- * strings.  0, -EINVAL or -ENOMEM.
- */
-int vf_fabric_set_desc(struct vf_fabric *f, uint32_t node, const char *desc);
 /* Record an alias GUID of port slot `port`; 0 or -ENOMEM. */
 int vf_fabric_add_alias(struct vf_fabric *f, uint32_t port, uint64_t guid);
 /* Index of port num of node, or VF_NONE when out of range. */

@@ -28,14 +28,22 @@ static char *live_ca;		/* --Ca, else ibdiag.conf's CA= */
 static int live_port;		/* --Port, 0: the first active */
 static const char *name_map_path;	/* --node-name-map */
 
-/* The descriptions before mapping, by node (the last fabric mapped). */
-static const struct vf_fabric *orig_fabric;
-static uint32_t *orig_desc;
+/*
+ * The node-name-map's names, by node (NULL: none), of the last fabric
+ * loaded.  Kept beside the model, never in it: DeviceGroups match the
+ * real NodeDescs, as the plugin does, so a map changes no membership.
+ */
+static const struct vf_fabric *mapped_fabric;
+static char **mapped;
+static uint32_t num_mapped;
 
-static void free_orig(void)
+static void free_mapped(void)
 {
-	free(orig_desc);
-	orig_desc = NULL;
+	for (uint32_t i = 0; mapped && i < num_mapped; i++)
+		free(mapped[i]);
+	free(mapped);
+	mapped = NULL;
+	num_mapped = 0;
 }
 
 /* The diags' defaults for the local port: CA= and Port= lines. */
@@ -196,27 +204,27 @@ static int load_map(const char *path, struct map_entry **out, size_t *num,
 }
 
 /*
- * Show the node-name-map's names as the nodes' descriptions, keeping the
- * NodeDescs for vf_cli_find_node().  The default map is used only when it
- * exists, as the diags do.
+ * The node-name-map's names of f's nodes, for vf_cli_find_node() (a NODE
+ * may be named by them).  The default map is used only when it exists,
+ * as the diags do.
  */
 static int apply_map(struct vf_fabric *f, struct vf_err *err)
 {
+	static bool registered;
 	const char *path = name_map_path;
 	struct map_entry *m = NULL;
 	struct stat st;
 	size_t n = 0;
 	int rc;
 
-	if (!orig_desc)
-		atexit(free_orig);
-	free(orig_desc);
-	orig_desc = calloc(f->num_nodes + 1, sizeof(*orig_desc));
-	if (!orig_desc)
+	if (!registered)
+		registered = !atexit(free_mapped);
+	free_mapped();
+	mapped = calloc(f->num_nodes + 1, sizeof(*mapped));
+	if (!mapped)
 		return vf_err_set(err, "out of memory");
-	orig_fabric = f;
-	for (uint32_t i = 0; i < f->num_nodes; i++)
-		orig_desc[i] = f->nodes[i].desc;
+	num_mapped = f->num_nodes;
+	mapped_fabric = f;
 	if (!path && !stat(DEFAULT_NODE_NAME_MAP, &st))
 		path = DEFAULT_NODE_NAME_MAP;
 	if (!path || !*path)
@@ -228,7 +236,7 @@ static int apply_map(struct vf_fabric *f, struct vf_err *err)
 		struct map_entry key = { .guid = f->nodes[i].guid }, *hit;
 
 		hit = bsearch(&key, m, n, sizeof(*m), cmp_entry);
-		if (hit && vf_fabric_set_desc(f, i, hit->name))
+		if (hit && !(mapped[i] = strdup(hit->name)))
 			rc = vf_err_set(err, "out of memory");
 	}
 	free_map(m, n);
@@ -581,18 +589,19 @@ static bool first_word_is(const char *desc, const char *name)
 	return len && len == strlen(name) && !strncmp(desc, name, len);
 }
 
-static const char *orig(const struct vf_fabric *f, uint32_t n)
+/* Node n's node-name-map name, else its NodeDesc. */
+static const char *mapped_name(const struct vf_fabric *f, uint32_t n)
 {
-	if (f != orig_fabric || !orig_desc)
-		return vf_node_desc(f, &f->nodes[n]);
-	return f->strings + orig_desc[n];
+	if (f == mapped_fabric && n < num_mapped && mapped[n])
+		return mapped[n];
+	return vf_node_desc(f, &f->nodes[n]);
 }
 
 /* Does node n match name at level 0 (id), 1 (description), 2 (host)? */
 static bool hit(const struct vf_fabric *f, uint32_t n, const char *name,
 		int level)
 {
-	const char *d = vf_node_desc(f, &f->nodes[n]), *o = orig(f, n);
+	const char *d = vf_node_desc(f, &f->nodes[n]), *o = mapped_name(f, n);
 
 	if (level == 0)
 		return !strcmp(vf_node_name(f, &f->nodes[n]), name);
@@ -623,7 +632,7 @@ uint32_t vf_cli_find_node(const struct vf_fabric *f, const char *name,
 		for (uint32_t i = 0; i < f->num_nodes; i++)
 			if (hit(f, i, name, level))
 				fprintf(stderr, "  \"%s\" (%s, GUID 0x%016" PRIx64 ")\n",
-					vf_node_desc(f, &f->nodes[i]),
+					mapped_name(f, i),
 					vf_node_name(f, &f->nodes[i]),
 					f->nodes[i].guid);
 		return VF_NONE;

@@ -8,7 +8,7 @@ same as on ibroute's tables; live input sees the same switches, links and
 LIDs as ibnetdiscover's text (both route to the same tables); node names
 are taken as NodeDesc, node-name-map name or host name (the NodeDesc's
 first word), and an ambiguous host name is an error naming the
-candidates."""
+candidates; a node-name-map changes no DeviceGroup membership."""
 
 import json
 import os
@@ -21,6 +21,8 @@ import vftest
 # 4 leaves x 14 hosts + 4 spines: 56 CAs + 8 switches = LIDs 1..64
 LEAVES, SPINES, HOSTS = 4, 4, 14
 CONF = os.path.join(vftest.TOP_SRCDIR, "conf", "vfabric-default.xml")
+# NodeDesc patterns (cn*): a map naming cn0003 login03 must not move it
+TENANTS = os.path.join(vftest.TOP_SRCDIR, "conf", "vfabric-tenants.xml")
 
 
 def live(sim, *args):
@@ -141,31 +143,34 @@ def main():
                "(identical routing, switch names and LIDs)",
                ra.stderr + rb.stderr)
 
-        # node-name-map: renames shown and matched
+        # node-name-map: names matched; DeviceGroups still match the
+        # NodeDescs (as the plugin does), so the plan does not change
         nmap = os.path.join(w, "node-name-map")
         with open(nmap, "w") as fh:
             fh.write("# test map\n"
                      f'0x{fab.nodes["L001"].guid:016x} "leaf-one"\n'
                      f'0x{fab.nodes["cn0003"].guid:016x}  login03\n')
-        c = os.path.join(w, "mapped.dump")
-        res = live(sim, "route", "--topo", "live", "--node-name-map", nmap,
-                   "-o", c)
-        text = open(c).read() if res.returncode == 0 else res.stderr
-        tap.ok("leaf-one" in text and "leaf001" not in text,
-               "node-name-map: the switch shows its mapped name", text[:300])
+        plain = live(sim, "resolve", TENANTS, "--topo", "live",
+                     "--node-name-map", "")
+        mapped = live(sim, "resolve", TENANTS, "--topo", "live",
+                      "--node-name-map", nmap)
+        tap.ok(plain.returncode == 0 and mapped.stdout == plain.stdout,
+               "node-name-map: the partition plan is the plugin's, map or "
+               "not (DeviceGroups match NodeDescs)",
+               mapped.stdout[:300] + mapped.stderr[-300:])
         for topo_arg, label in ((topo, "text"), ("live", "live")):
             res = live(sim, "explain", CONF, "--topo", topo_arg,
                        "--node-name-map", nmap, "--src", "login03",
                        "--dst", "cn0004")
             tap.ok(res.returncode == 0 and
-                   "source: login03 port 1" in res.stdout and
+                   "source: cn0003 HCA-1 port 1" in res.stdout and
                    "destination: cn0004 HCA-1 port 1" in res.stdout,
                    f"{label}: --src by mapped name, --dst by host name",
                    res.stdout[:300] + res.stderr[-300:])
             res = live(sim, "explain", CONF, "--topo", topo_arg,
                        "--node-name-map", nmap, "--src", "cn0003 HCA-1",
                        "--dst", "cn0002")
-            tap.ok(res.returncode == 0 and "source: login03 port 1" in
+            tap.ok(res.returncode == 0 and "source: cn0003 HCA-1 port 1" in
                    res.stdout and "destination: cn0002 HCA-1 port 1" in
                    res.stdout,
                    f"{label}: --src by the full NodeDesc of a mapped node",

@@ -62,12 +62,6 @@ static void test_build(void)
 	EQ_U(vf_fabric_find_name(f, "H2"), ca2, "find by name");
 	EQ_U(vf_fabric_add_node(f, VF_NODE_CA, 1, 0, 1, "late", NULL),
 	     VF_NONE, "no nodes after finalize");
-	OK(!vf_fabric_set_desc(f, ca2, "login02"),
-	   "a new description after finalize (node-name-map)");
-	EQ_S(vf_node_desc(f, &f->nodes[ca2]), "login02", "new desc shown");
-	EQ_S(vf_node_desc(f, &f->nodes[sw]), "spine one",
-	     "other descs unchanged");
-	OK(vf_fabric_set_desc(f, 99, "x") == -EINVAL, "no such node");
 	vf_fabric_destroy(f);
 }
 

@@ -299,7 +299,20 @@ int main(void)
 		     "the logged options line hides every key's value, "
 		     "also after a stray blank and in capitals");
 		free(shown);
+		shown = vf_options_redacted("em_key = 0x5555 ar_key == 0x6666 "
+					    "em_key:0x7777 ar_key_file=/k x = 1");
+		EQ_S(shown, "<hidden> <hidden> <hidden> <hidden> <hidden> "
+		     "<hidden> <hidden> ar_key_file=/k x = 1",
+		     "hidden also with a blank on both sides of '=', and "
+		     "after 'em_key:'; a key file's path and others shown");
+		free(shown);
 	}
+	EQ_U(vf_options_parse(&o, "em_key = 0xDEADBEEFCAFE0004"), 3,
+	     "em_key with blanks on both sides of '=': three problems");
+	OK(!strstr(last, "DEADBEEF"), "... the value is not in the log");
+	EQ_U(vf_options_parse(&o, "em_key:0xDEADBEEFCAFE0005"), 1,
+	     "em_key:VALUE is a problem");
+	OK(!strstr(last, "DEADBEEF"), "... the value is not in the log");
 
 	EQ_U(vf_options_parse(&o, "core_switches=0x20,0x10,0x2c900000001"), 0,
 	     "a GUID list");
