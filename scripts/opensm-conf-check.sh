@@ -8,8 +8,11 @@
 [ $# -gt 0 ] || set -- /etc/opensm/opensm.conf
 for conf in "$@"; do
 	[ -r "$conf" ] || continue
-	grep -Eq '^[[:space:]]*event_plugin_name([[:space:]].*)?[[:space:]]vfabric([[:space:]]|$)' \
-		"$conf" || continue
+	# OpenSM takes the last event_plugin_name line: does it name vfabric?
+	awk '$1 == "event_plugin_name" { last = $0 }
+	     END { n = split(last, w); for (i = 2; i <= n; i++)
+		       if (w[i] == "vfabric") exit 0; exit 1 }' "$conf" ||
+		continue
 	echo "WARNING: $conf still loads the removed plugin" \
 		"(event_plugin_name vfabric): OpenSM will start without it:" \
 		"no vFabric partitions, and its own routing engines." \

@@ -81,9 +81,10 @@ for line in 'event_plugin_name vfabric' 'event_plugin_name	other vfabric'; do
 	check "warns for '$line'" warns
 done
 for line in '#event_plugin_name vfabric' 'event_plugin_name (null)' \
-	'event_plugin_name vfabricx' 'event_plugin_options vfabric'; do
+	'event_plugin_name vfabricx' 'event_plugin_options vfabric' \
+	"$(printf 'event_plugin_name vfabric\nevent_plugin_name (null)')"; do
 	printf '%s\n' "$line" > "$conf"
-	check "no warning for '$line'" test -z "$(warn)"
+	check "no warning for '$(printf '%s' "$line" | tr '\n' '/')'" test -z "$(warn)"
 done
 echo "1..$n"
 exit $fail
