@@ -486,6 +486,16 @@ static int one_run(const struct arsim_args *a, struct vf_fabric *f,
 	    vf_arflow_adaptive(f, t, ar, &fl, NULL, &prm, la, &d) ||
 	    vf_arflow_adaptive(f, t, ar, &fl, NULL, &other, NULL, &o))
 		goto nomem;
+	/* tables of another fabric route nothing: no figure would mean a thing */
+	if (fl.n && s.unrouted == fl.n) {
+		vf_progress_end();
+		fprintf(stderr, "vfabric: arsim: %s routes none of the %u flows on %s (the tables of another fabric?)\n",
+			a->lfts, (unsigned)fl.n, a->topo);
+		free(ls);
+		free(la);
+		vf_flows_free(&fl);
+		return EXIT_USAGE;
+	}
 	res->flows = fl.n;
 	res->links = s.links;
 	agg_add(&res->s_max, s.max);

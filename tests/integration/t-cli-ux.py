@@ -22,6 +22,7 @@ import vftest
 
 TREE = os.path.join(vftest.TOP_SRCDIR, "tests", "golden", "ft2-4x4.net")
 TORUS = os.path.join(vftest.TOP_SRCDIR, "tests", "golden", "torus-3x3.net")
+BIG = os.path.join(vftest.TOP_SRCDIR, "tests", "golden", "ft3-k12.net")
 
 
 def write(path, text, mode="w"):
@@ -129,6 +130,8 @@ def arsim_errors(tap):
         ((TORUS, torus_dump, "--fail-link", "0x1234:1"), 2,
          "no node or port with that GUID"),
         ((TORUS, torus_dump, "--fail", "1"), 1, "ERR VF1001"),
+        # another fabric's tables route nothing: said, not a table of 0s
+        ((BIG, tree_dump), 2, "routes none of the"),
     )
     for (topo, dump, *args), code, msg in cases:
         res = vftest.vfabric("arsim", "--topo", topo, "--lfts", dump, *args)
