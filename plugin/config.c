@@ -50,13 +50,22 @@
 #define LAST_GOOD_SOURCE "opensm-vfabric.last-good.source"
 #define START_WAIT_MS 15000.0	/* at most, for a file to settle at start */
 
+/*
+ * Every diagnostic of a file read, in the log; errors reach standard error
+ * through the log sink, and the warnings go there too, as the journal is
+ * where an admin looks: they often say why (a mistyped element).  Said
+ * once per version of the file.
+ */
 static void log_diag(const struct vf_diag *d)
 {
 	for (unsigned i = 0; i < d->n; i++) {
-		if (d->v[i].level == VF_DIAG_ERROR)
+		if (d->v[i].level == VF_DIAG_ERROR) {
 			vf_log(VF_LOG_ERROR, "ERR VF0801: %s", d->v[i].text);
-		else
-			vf_log(VF_LOG_WARN, "config: %s", d->v[i].text);
+			continue;
+		}
+		vf_log(VF_LOG_WARN, "config: %s", d->v[i].text);
+		fprintf(stderr, "opensm-vfabric: warning: config: %s\n",
+			d->v[i].text);
 	}
 	if (d->dropped)
 		vf_log(VF_LOG_ERROR, "ERR VF0801: ... and %u more messages (%u errors in all)",

@@ -39,10 +39,14 @@ static int read_key_file(const char *what, const char *option,
 		       strerror(errno));
 		return -1;
 	}
-	if (!fstat(fileno(f), &st) && (st.st_mode & (S_IRWXG | S_IRWXO)))
+	if (!fstat(fileno(f), &st) && (st.st_mode & (S_IRWXG | S_IRWXO))) {
 		vf_log(VF_LOG_WARN,
 		       "%s_file: %s can be read by others (mode %03o): anyone who reads it can take over the %s; chmod 600 it",
 		       option, path, (unsigned)(st.st_mode & 0777), what);
+		fprintf(stderr,
+			"opensm-vfabric: warning: %s_file: %s can be read by others (mode %03o); chmod 600 it\n",
+			option, path, (unsigned)(st.st_mode & 0777));
+	}
 	p = fgets(line, sizeof(line), f);
 	fclose(f);
 	if (p) {

@@ -10,7 +10,7 @@ with the real OpenSM in ibsim:
     in the log and on standard error (the journal under systemd); the
     plugin keeps its defaults, logs the settings in effect, and routes;
   * the plugin says it started, on standard error: version, engines,
-    policy and where its log is;
+    policy and where its log is; a vFabric file's warnings are there too;
   * the plugin listed twice: the second copy is refused with a clear
     message, and the first carries on, logging and routing;
   * our engine's tables with a credit loop (shortestpath on a torus):
@@ -97,6 +97,13 @@ def bad_options_seen(tap, log, stderr):
            effective.group(0) if effective else "no line")
 
 
+def typo_warned(tap, log, stderr):
+    tap.ok(re.search(r"opensm-vfabric: warning: config: .*element "
+                     r"<NodeDecs>.*did you mean NodeDesc\?", stderr),
+           "a vFabric file's warning (a mistyped element, with its hint) "
+           "is on stderr too", stderr[-2000:])
+
+
 def loaded_twice(tap, log):
     tap.ok(log.count("vfabric: opensm-vfabric") == 1,
            "twice: only the first copy starts")
@@ -138,6 +145,17 @@ def main():
         options="colour=blue check_routes=maybe justaword log_level=info "
         "config_poll=7"),
         lambda log, stderr: bad_options_seen(tap, log, stderr))
+    with open(os.path.join(vftest.TOP_SRCDIR, "tests", "data",
+                           "vf-sample.xml")) as fh:
+        text = fh.read()
+    tmp = vfsim.tempfile.mkdtemp(prefix="vf-typo-")
+    typo = os.path.join(tmp, "typo.xml")
+    with open(typo, "w") as fh:
+        fh.write(text.replace("<NodeDesc>", "<NodeDecs>", 1)
+                 .replace("</NodeDesc>", "</NodeDecs>", 1))
+    run(tap, net, "typo", vftest.plugin_conf(options=f"config={typo}"),
+        lambda log, stderr: typo_warned(tap, log, stderr))
+    vfsim.shutil.rmtree(tmp, ignore_errors=True)
     conf = vftest.plugin_conf()
     conf[0] = "event_plugin_name vfabric vfabric"
     run(tap, net, "twice", conf, lambda log: loaded_twice(tap, log))
