@@ -5,7 +5,6 @@
  * directory others may write.  A link left at PATH.tmp is not followed,
  * the mode is 0644 whatever the umask, and the file is whole.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 #include "partition/filewrite.h"
 #include "tap.h"
 
-static char dir[PATH_MAX];
+static char dir[32];
 
 static char *slurp(const char *path)
 {
@@ -29,14 +28,15 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+/* out: 64 bytes, room for dir and the short names used here */
 static void in_dir(char *out, const char *name)
 {
-	snprintf(out, PATH_MAX, "%s/%s", dir, name);
+	snprintf(out, 64, "%s/%.24s", dir, name);
 }
 
 int main(void)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], victim[PATH_MAX];
+	char path[64], tmp[64], victim[64];
 	struct stat st;
 	FILE *f;
 

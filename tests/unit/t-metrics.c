@@ -40,7 +40,7 @@ static bool has_line(const char *text, const char *line)
 
 int main(void)
 {
-	char dir[] = "/tmp/t-metrics-XXXXXX", path[256], sub[256], *text;
+	char dir[] = "/tmp/t-metrics-XXXXXX", path[128], sub[96], *text;
 	struct vf_route_report r = { .ca_pairs = 12, .ca_unreachable = 1,
 				     .load_max = 7, .load_avg = 2.5,
 				     .load_max_over_avg = 2.8 };
@@ -53,7 +53,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(sub, sizeof(sub), "%s/sub", dir);
-	snprintf(path, sizeof(path), "%s/vf.prom", sub);
+	snprintf(path, sizeof(path), "%.80s/vf.prom", sub);
 	m = vf_metrics_create(path);
 	OK(m, "created");
 
@@ -104,7 +104,7 @@ int main(void)
 	   "logged once, naming the file");
 	OK(mkdir(sub, 0755) == 0 && vf_metrics_write(m) == 0 && infos == 1 &&
 	   strstr(last, "written again"), "the directory made: written again");
-	snprintf(sub, sizeof(sub), "%s.tmp", path);
+	snprintf(sub, sizeof(sub), "%.88s.tmp", path);
 	OK(access(path, R_OK) == 0 && access(sub, F_OK) != 0,
 	   "the file is there, its .tmp is not");
 	unlink(path);
