@@ -549,7 +549,9 @@ bool vf_ar_check(const struct vf_fabric *f, const struct vf_lfts *t,
 			k.num_deps = n;
 		}
 	}
-	qsort(k.deps, k.num_deps, sizeof(*k.deps), cmp_dep);
+	/* none when the tables forward nothing (another fabric's dump) */
+	if (k.num_deps)
+		qsort(k.deps, k.num_deps, sizeof(*k.deps), cmp_dep);
 	cycle[0] = '\0';
 	ok = !has_cycle(&k, cycle, size);
 out:
