@@ -80,6 +80,13 @@ def ownership_rules(tap):
            "a request MAD left pending by the plugin is ours; the bind "
            "object osm_vendor_bind() keeps is the vendor's",
            "\n".join(memcheck.describe(r) for r in ours + stock))
+    ours, stock = split("asan-tool-ibnetdisc")
+    tap.ok(len(stock) == 1 and "ibnd_discover_fabric" in
+           "".join(stock[0].frames) and len(ours) == 1 and
+           "from_ibnd" in ours[0].first_ours(),
+           "what libibnetdisc's discovery loses under our call is stock "
+           "(ibnetdiscover loses the same); our own allocation is ours",
+           "\n".join(memcheck.describe(r) for r in ours + stock))
     ours, stock = split("asan-unknown-module")
     tap.ok(len(ours) == 1 and "<unknown module>" in ours[0].first_ours()
            and len(stock) == 1,
