@@ -372,6 +372,9 @@ def main():
                     help="skip the 27,648-host offline run")
     ap.add_argument("--offline-only", action="store_true",
                     help="only the offline run (no ibsim)")
+    ap.add_argument("--fabric", action="append", default=[],
+                    help="only the fabrics whose name is this (repeat "
+                    "for more; default: all)")
     args = ap.parse_args()
     args.plugin_dir = os.path.abspath(args.plugin_dir)
     args.vfabric = os.path.abspath(args.vfabric)
@@ -380,7 +383,13 @@ def main():
         sys.exit(f"bench: missing {missing}; apt-get install {vfsim.PACKAGES}")
     work = tempfile.mkdtemp(prefix="vfabric-bench-")
     rows, ratio_rows = [], []
-    for name, fab, lmc in [] if args.offline_only else fabrics(args.size):
+    chosen = [] if args.offline_only else \
+        [(n, f, lmc) for n, f, lmc in fabrics(args.size)
+         if not args.fabric or n in args.fabric]
+    unknown = set(args.fabric) - {n for n, _, _ in chosen}
+    if unknown and not args.offline_only:
+        sys.exit(f"bench: no fabric named {sorted(unknown)}")
+    for name, fab, lmc in chosen:
         net = os.path.join(work, re.sub(r"\W+", "_", name) + ".net")
         fab.write(net)
         results = []

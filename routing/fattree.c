@@ -17,11 +17,13 @@
  * fabric is not a tree: the engine says so and routes with shortestpath.
  *
  * Balance.  Destination ports get a global rank: edge switches in tier
- * order, their ports in port order, RouteLast ports after all others.
+ * order, siblings (edge switches cabled to the same switches) together,
+ * their ports in port order, RouteLast ports after all others.
  * Switch S sends the base LID of the port of rank r through
  * group[(r + offset(S)) mod n], where group is S's candidate ports toward
  * E in a fixed order (by next switch's SystemImageGUID and GUID, then
- * port) and offset(S) comes from S's position in its tier.  So sibling
+ * port) and offset(S) comes from S's position among its siblings (an
+ * edge switch) or in its tier (the others).  So sibling
  * switches send one destination through different parents, every switch a
  * level up receives the same flow for each destination, and each switch's
  * uplinks carry equal shares.  Where a candidate set is partial, the start
@@ -71,6 +73,10 @@ struct ft_ctx {
 	uint32_t nsw;
 	uint16_t *level;	/* [nsw] tier, VF_DIST_INF when unplaced */
 	uint32_t *pos;		/* [nsw] position within its tier */
+	uint32_t *sib;		/* [nsw] edge switch: its position among the
+				 * edge switches with the same up neighbours */
+	uint32_t *lead;		/* [nsw] edge switch: the first of those's
+				 * position in the tier */
 	uint32_t *by_level;	/* switches, highest level first */
 	uint32_t *edges;	/* switches with end nodes, in tier order */
 	uint32_t num_edges;
@@ -227,7 +233,68 @@ static int cmp_tier(const void *pa, const void *pb, void *ctx)
 	return na->guid < nb->guid ? -1 : na->guid > nb->guid;
 }
 
-/* Edge switches: lowest tier first, each tier in position order. */
+/* By tier, then up neighbours (how many, then which, in hop order). */
+static int cmp_uplinks(const struct ft_ctx *c, uint32_t a, uint32_t b)
+{
+	uint32_t ha = c->g.hop_start[a], hb = c->g.hop_start[b];
+	uint32_t na = c->up_end[a] - ha, nb = c->up_end[b] - hb;
+
+	if (c->level[a] != c->level[b])
+		return c->level[a] < c->level[b] ? -1 : 1;
+	if (na != nb)
+		return na < nb ? -1 : 1;
+	for (uint32_t i = 0; i < na; i++) {
+		uint32_t x = c->g.hops[ha + i].next_sw;
+		uint32_t y = c->g.hops[hb + i].next_sw;
+
+		if (x != y)
+			return x < y ? -1 : 1;
+	}
+	return 0;
+}
+
+static int cmp_siblings(const void *pa, const void *pb, void *ctx)
+{
+	const struct ft_ctx *c = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	int d = cmp_uplinks(c, a, b);
+
+	if (d)
+		return d;
+	return c->pos[a] < c->pos[b] ? -1 : c->pos[a] > c->pos[b];
+}
+
+/*
+ * Siblings: edge switches whose uplinks go to the same switches (a pod's
+ * leaves; in a director fabric, the edge switches cabled to the same leaf
+ * chips).  The rotation's offset is a switch's place among its siblings,
+ * so that they send one destination up different links: by the place in
+ * the whole tier, as before, the 6 siblings of 3 chassis with 18 edge
+ * switches (cabled round-robin, every third one alike) took 2 uplinks of
+ * 6 between them (540 against a bound of 204; now 204).  Where siblings
+ * are neighbours in the tier, as in pods, the offsets do not change.
+ * Siblings also rank their destinations together (cmp_edge()).
+ */
+static void find_siblings(struct ft_ctx *c)
+{
+	uint32_t *by = c->edges, run = 0;
+
+	qsort_r(by, c->num_edges, sizeof(*by), cmp_siblings, c);
+	for (uint32_t i = 0; i < c->num_edges; i++) {
+		if (i && cmp_uplinks(c, by[i - 1], by[i]))
+			run = i;
+		c->sib[by[i]] = i - run;
+		c->lead[by[i]] = c->pos[by[run]];
+	}
+}
+
+/*
+ * Edge switches: lowest tier first, then sibling groups in the order of
+ * their first switch, each in position order; so the destinations behind
+ * one group take consecutive ranks, and every residue the rotations use
+ * is as frequent within the group (3 chassis, 18 edge switches of 2
+ * uplinks per chassis: 864 against 288 ranked in tier order).
+ */
 static int cmp_edge(const void *pa, const void *pb, void *ctx)
 {
 	const struct ft_ctx *c = ctx;
@@ -235,6 +302,8 @@ static int cmp_edge(const void *pa, const void *pb, void *ctx)
 
 	if (c->level[a] != c->level[b])
 		return c->level[a] < c->level[b] ? -1 : 1;
+	if (c->lead[a] != c->lead[b])
+		return c->lead[a] < c->lead[b] ? -1 : 1;
 	return c->pos[a] < c->pos[b] ? -1 : c->pos[a] > c->pos[b];
 }
 
@@ -254,6 +323,7 @@ static void order_tiers(struct ft_ctx *c)
 	for (uint32_t s = 0; s < c->nsw; s++)
 		if (c->edge[s])
 			c->edges[c->num_edges++] = s;
+	find_siblings(c);
 	qsort_r(c->edges, c->num_edges, sizeof(*c->edges), cmp_edge, c);
 }
 
@@ -765,7 +835,8 @@ static void route_switch(struct ft_ctx *c, struct vf_lfts *t, uint32_t s,
 	if (!n)
 		return;
 	full = up ? c->full_up[s] : c->full_down[s];
-	offset = up ? c->pos[s] * trunk_width(c, n) : c->pos[s];
+	offset = up ? (c->edge[s] ? c->sib[s] : c->pos[s]) *
+		      trunk_width(c, n) : c->pos[s];
 	for (unsigned d = 0; d < c->num_dests; d++) {
 		const struct ft_dest *dst = &c->dests[d];
 		int kept = sticky ? kept_index(c, s, n, dst->base_lid) : -1;
@@ -1771,6 +1842,8 @@ static void ctx_free(struct ft_ctx *c)
 	vf_swgraph_free(&c->g);
 	free(c->level);
 	free(c->pos);
+	free(c->sib);
+	free(c->lead);
 	free(c->by_level);
 	free(c->edges);
 	free(c->rank);
@@ -1823,6 +1896,8 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 			most = c->g.hop_start[s + 1] - c->g.hop_start[s];
 	c->level = malloc(n * sizeof(*c->level));
 	c->pos = malloc(n * sizeof(*c->pos));
+	c->sib = malloc(n * sizeof(*c->sib));
+	c->lead = malloc(n * sizeof(*c->lead));
 	c->by_level = malloc(n * sizeof(*c->by_level));
 	c->edges = malloc(n * sizeof(*c->edges));
 	c->rank = malloc((f->num_ports ? f->num_ports : 1) * sizeof(*c->rank));
@@ -1857,7 +1932,8 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->dests = malloc(VF_MAX_PORTS * sizeof(*c->dests));
 	c->full_up = malloc(n * sizeof(*c->full_up));
 	c->full_down = malloc(n * sizeof(*c->full_down));
-	if (!c->level || !c->pos || !c->by_level || !c->edges || !c->rank ||
+	if (!c->level || !c->pos || !c->sib || !c->lead || !c->by_level ||
+	    !c->edges || !c->rank ||
 	    !c->down || !c->ud || !c->any || !c->edge ||
 	    !c->queue || !c->group || !c->base_routed ||
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||

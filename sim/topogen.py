@@ -276,11 +276,27 @@ class Fabric:
                 best = max(best, -(-(total - h) // u) * h)
         return best
 
+    def route_granule(self):
+        """What every link between switches carries a multiple of, under
+        all-to-all traffic and destination-based tables: the hosts of one
+        switch share its entry for a destination and the path after it,
+        so a link's routes come in blocks of one switch's host count; the
+        greatest common divisor of those counts (1 without hosts)."""
+        sw = {n.id for n in self.switches()}
+        counts = [sum(1 for peer, _ in self.nodes[s].ports.values()
+                      if peer not in sw) for s in sw]
+        return math.gcd(*[h for h in counts if h]) or 1
+
     def lower_bound(self):
         """The larger of the two bounds above, as a whole number of
-        routes: no destination-based routing of this tree can load its
-        busiest link less."""
-        return max(self.leaf_uplink_bound(), math.ceil(self.tier_cut_bound()))
+        routes, the tier cut rounded up to a multiple of route_granule():
+        no destination-based routing of this tree can load its busiest
+        link less (5 chassis, 30 edge switches of 10 hosts: the tier cut
+        833.3, so 840)."""
+        grain = self.route_granule()
+        # round() first: a share like 26.0000000001 is 26
+        tier = math.ceil(round(self.tier_cut_bound() / grain, 6)) * grain
+        return max(self.leaf_uplink_bound(), tier)
 
     def sizes(self):
         """(nodes, switches, ports) as ibsim counts them (switch port 0
