@@ -648,8 +648,25 @@ static unsigned alike(const struct ft_ctx *c, uint32_t x, uint32_t y)
 }
 
 /*
+ * How far LID l's search starts from LID l - 1's choice x: past the
+ * candidates in x's chassis (they are in chassis order), when the
+ * candidates span several chassis; else a trunk's width.  A fixed shift
+ * of a balanced rotation is as balanced: starting one candidate on, the
+ * next LIDs of edge switches on 3 chassis took only the first leaf chip
+ * of each (512 on a link where the base LIDs load 256, the bound).
+ */
+static unsigned alternate_step(const struct ft_ctx *c, unsigned n, unsigned x)
+{
+	unsigned same = 0;
+
+	for (unsigned j = 0; j < n; j++)
+		same += alike(c, c->group[j], c->group[x]) >= 1;
+	return same < n ? same : trunk_width(c, n);
+}
+
+/*
  * The group index for LID l > 0 of a port whose earlier LIDs took
- * chosen[0..l-1]: from LID l - 1's choice shifted by a trunk's width, the
+ * chosen[0..l-1]: from LID l - 1's choice shifted by alternate_step(), the
  * first in rotation in another chassis than the earlier LIDs if there is
  * one, else on another chip, else on another port.  The base LIDs rotate,
  * so each offset rotates as they do and is as balanced; choosing by the
@@ -662,7 +679,8 @@ static __attribute__((noinline)) unsigned
 pick_alternate(const struct ft_ctx *c, unsigned n, const unsigned *chosen,
 	       unsigned l, uint16_t tenant)
 {
-	unsigned start = (chosen[l - 1] + trunk_width(c, n)) % n;
+	unsigned start = (chosen[l - 1] +
+			  alternate_step(c, n, chosen[l - 1])) % n;
 	unsigned best = chosen[0], best_alike = 4;
 
 	for (unsigned j = 0; j < n; j++) {

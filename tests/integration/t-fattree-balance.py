@@ -162,6 +162,34 @@ def check_oracle(tap):
            f"({mixed.route_granule()})")
 
 
+def check_lmc_directors(tap, work):
+    """LMC 2 on director fabrics: every LID offset as balanced as the base
+    LIDs, at the bound (the next LIDs once all took the first leaf chip of
+    each chassis: 512 and 576 where the bound is 256 and 192)."""
+    for chassis, edges, hosts, up in ((3, 18, 8, 2), (3, 18, 8, 3),
+                                      (5, 30, 10, 1)):
+        fab = topogen.dcs(chassis=chassis, leaves=6, spines=3, hosts=0,
+                          edges=edges, edge_hosts=hosts, edge_uplinks=up)
+        net = os.path.join(work, "lmc.net")
+        fab.write(net)
+        bound = fab.lower_bound()
+        res = vftest.vfabric("route", "--topo", net, "--engine", "fattree",
+                             "--lmc", "2", "--check", "--json", "-o",
+                             os.devnull)
+        try:
+            rep = json.loads(res.stdout)
+        except ValueError:
+            rep = {}
+        per = rep.get("load_max_by_offset") or []
+        tap.ok(res.returncode == 0 and len(per) == 4 and
+               all(x == bound for x in per) and
+               rep.get("lmc_paths_avg") == 4.0 and
+               not rep.get("credit_loop"),
+               f"dcs {chassis} chassis {edges} edges x{up}, LMC 2: every "
+               f"LID offset at the bound {bound} ({per}), 4 paths",
+               res.stderr[-500:])
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
@@ -195,6 +223,7 @@ def main():
                f"{bound}, no credit loop, every pair reached",
                res.stderr[-500:])
     tap.diag(f"director fabrics drawn: {at_bound} of {drawn} at the bound")
+    check_lmc_directors(tap, work)
     vfsim.shutil.rmtree(work, ignore_errors=True)
     tap.done()
 
