@@ -1712,6 +1712,27 @@ static struct ft_load tables_load(struct ft_ctx *c, struct vf_lfts *t)
 	return link_load(c);
 }
 
+static size_t tables_size(const struct vf_lfts *t)
+{
+	return (size_t)t->num_switches * ((size_t)t->max_lid + 1);
+}
+
+/* A copy of the tables, to go back to if another routing is no lighter;
+ * NULL when out of memory. */
+static uint8_t *tables_save(const struct vf_lfts *t)
+{
+	uint8_t *kept = malloc(tables_size(t) ? tables_size(t) : 1);
+
+	if (kept)
+		memcpy(kept, t->port, tables_size(t));
+	return kept;
+}
+
+static void tables_restore(struct vf_lfts *t, const uint8_t *kept)
+{
+	memcpy(t->port, kept, tables_size(t));
+}
+
 /* One pass over every edge switch, the flow model on or off. */
 static bool first_pass(struct ft_ctx *c, struct vf_lfts *t, bool model,
 		       bool tie_by_link)
@@ -1740,7 +1761,6 @@ static bool first_pass(struct ft_ctx *c, struct vf_lfts *t, bool model,
  */
 static bool route_all(struct ft_ctx *c, struct vf_lfts *t, bool model)
 {
-	size_t size = (size_t)t->num_switches * ((size_t)t->max_lid + 1);
 	bool both = model && 2 * flow_pass_work(c) <= FT_FLOW_WORK_MAX;
 	uint64_t budget = both ? FT_FLOW_WORK_MAX / 2 : pass_budget(c);
 	struct ft_load first;
@@ -1760,19 +1780,20 @@ static bool route_all(struct ft_ctx *c, struct vf_lfts *t, bool model)
 	first = tables_load(c, t);
 	if (first.max <= edge_bound(c))
 		return true;
-	kept = malloc(size ? size : 1);
+	kept = tables_save(t);
 	if (!kept)
 		return true;
-	memcpy(kept, t->port, size);
 	vf_log_progress("pass 1/%u (flow model, rotation ties)",
 			FT_FLOW_PASSES);
 	first_pass(c, t, true, false);
 	if (improve_by_flow(c, t, budget) ||
 	    !lighter(tables_load(c, t), first))
-		memcpy(t->port, kept, size);
+		tables_restore(t, kept);
 	free(kept);
 	return true;
-}static int cmp_u64(const void *a, const void *b)
+}
+
+static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -1845,13 +1866,11 @@ static bool edges_span_chassis(const struct ft_ctx *c)
  */
 static int better_of_both(struct ft_ctx *c, struct vf_lfts *t)
 {
-	size_t size = (size_t)t->num_switches * ((size_t)t->max_lid + 1);
-	uint8_t *rotation = malloc(size ? size : 1);
+	uint8_t *rotation = tables_save(t);
 	struct ft_load by_rotation, by_model;
 
 	if (!rotation)
 		return -ENOMEM;
-	memcpy(rotation, t->port, size);
 	by_rotation = tables_load(c, t);
 	if (by_rotation.max <= edge_bound(c)) {
 		free(rotation);
@@ -1863,7 +1882,7 @@ static int better_of_both(struct ft_ctx *c, struct vf_lfts *t)
 	}
 	by_model = tables_load(c, t);
 	if (!lighter(by_model, by_rotation))
-		memcpy(t->port, rotation, size);
+		tables_restore(t, rotation);
 	free(rotation);
 	return 0;
 }
@@ -2060,7 +2079,6 @@ static int route_full_tree(struct ft_ctx *c, struct vf_lfts *t, bool *tree)
 static int route_both_rankings(struct ft_ctx *c, struct vf_lfts *t,
 			       bool *tree)
 {
-	size_t size = (size_t)t->num_switches * ((size_t)t->max_lid + 1);
 	struct ft_load by_siblings;
 	uint8_t *kept;
 	int rc = route_full_tree(c, t, tree);
@@ -2070,14 +2088,13 @@ static int route_both_rankings(struct ft_ctx *c, struct vf_lfts *t,
 	by_siblings = tables_load(c, t);
 	if (by_siblings.max <= edge_bound(c))
 		return 0;
-	kept = malloc(size ? size : 1);
+	kept = tables_save(t);
 	if (!kept)
 		return 0;	/* the tables routed stand */
-	memcpy(kept, t->port, size);
 	rank_edges(c, false);
 	rc = route_full_tree(c, t, tree);
 	if (rc || !*tree || !lighter(tables_load(c, t), by_siblings)) {
-		memcpy(t->port, kept, size);
+		tables_restore(t, kept);
 		*tree = true;
 	}
 	free(kept);
