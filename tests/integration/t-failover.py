@@ -1,22 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-"""SM failover with the plugin: two OpenSMs on one ibsim fat tree, the
-same vFabric policy (two tenants, a secure storage VF with limited
-members, QoS SLs and bandwidths), the master (sm_priority 14) on cn0001
-and a standby (sm_priority 1, its own empty cache) on cn0010, on another
-leaf.  Before the master dies everything a host sees is read back from
-the fabric: every host's and every connected switch port's P_Key table
+"""SM failover with the plugin: two OpenSMs on one ibsim fat tree, the same
+vFabric policy (two tenants, a secure storage VF with limited members,
+QoS SLs and bandwidths), the master (sm_priority 14) on cn0001 and a
+standby (sm_priority 1, its own empty cache) on cn0010, on another leaf.
+Before the master dies everything a host sees is read back from the
+fabric: every host's and every connected switch port's P_Key table
 (smpquery pkeys), the SL-to-VL and VL arbitration tables the plugin's
 QoS programmed (smpquery sl2vl / vlarb), every LFT (dump_fts), the SA's
 PathRecords between permitted and forbidden pairs and an MCMemberRecord
-join accepted and one refused (vfabric-sa).  The master is killed with
-SIGKILL (no goodbye); the takeover time is measured from the kill to the
-standby's "Entering MASTER state" and to its SUBNET UP with the plugin's
-P_Key tables "verified as planned".  Then everything is read again and
-must be the same: P_Keys at the same indexes, SL2VL/VLArb, LFT entries
-changed 0, the same SA answers and join results.  Finally the old master
-comes back with its cache and a priority below the new master's: it
-stays STANDBY, and again nothing changes.
+join accepted and one refused (vfabric-sa). The master is killed with
+SIGKILL (no goodbye); the takeover time is measured from the kill (see
+below) to the standby's "Entering MASTER state" and to its SUBNET UP
+with the plugin's P_Key tables "verified as planned". Then everything is
+read again and must be the same: P_Keys at the same indexes,
+SL2VL/VLArb, LFT entries changed 0, the same SA answers and join
+results. Finally the old master comes back with its cache and a priority
+below the new master's: it stays STANDBY, and again nothing changes.
 
 A handover back (the old master with its higher priority) runs with
 VF_FAILOVER_HANDOVER=1, not in make check: it passes most of the time,
@@ -26,6 +26,15 @@ delivered, so a Trap 144 (SM priority changed) the returning SM sends to
 the master stays outstanding; when it has sent one, its first sweep as
 master waits for it forever (seen once in eight runs here: MASTER, then
 no sweep; the trap's TID evicted at exit, ERR 5401).
+
+The kill itself has a trap of the same kind: a standby's SMInfo poll
+that ibsim has already handed to the master when SIGKILL lands is never
+answered and never timed out, and the standby's first sweep as master
+waits for it forever (seen once, under ASan in CI: DISCOVERING, then
+nothing for six minutes; the poll's TID evicted at exit).  On hardware
+the HCA driver times it out.  So the standby is paused (SIGSTOP) for a
+second while the master answers anything it holds, the master is
+killed, and the standby resumed; takeover times count from the resume.
 
 What does change, and is left out of the comparison on purpose: the
 default partition (0x7fff) is full on the SM's own host only, so the
@@ -253,6 +262,7 @@ def line_of(sim, osm, regex, since):
 
 
 POLL_S = {False: 1.0, True: 10.0}       # sminfo_polling_timeout, s
+IN_FLIGHT_DRAIN_S = 1.0                 # the master answers what it holds
 RETRIES = {False: 2, True: 4}           # polling_retry_number
 
 
@@ -260,13 +270,20 @@ def takeover(tap, sim, master, standby, label, defaults):
     """SIGKILL the master; the takeover times (from the log's own
     timestamps, cross-checked by polling)."""
     since = sim.log_offset(osm=standby)
+    # No SMInfo poll may be in flight to the master when it dies (see the
+    # module doc): the standby is paused, the master given time to answer
+    # what it already holds, killed, and the standby resumed.  The clock
+    # starts at the resume, the moment the standby can notice.
+    standby.popen.send_signal(signal.SIGSTOP)
+    time.sleep(IN_FLIGHT_DRAIN_S)
+    master.popen.send_signal(signal.SIGKILL)
+    master.popen.wait()
     t_wall = time.time()
     lt = time.localtime(t_wall)
     kill_sod = lt.tm_hour * 3600 + lt.tm_min * 60 + lt.tm_sec + \
         (t_wall % 1)
     t0 = time.monotonic()
-    master.popen.send_signal(signal.SIGKILL)
-    master.popen.wait()
+    standby.popen.send_signal(signal.SIGCONT)
     sim.wait_log("Entering MASTER state", since=since, osm=standby,
                  timeout=180)
     poll_master = time.monotonic() - t0
