@@ -127,6 +127,97 @@ void vf_swgraph_bfs(const struct vf_swgraph *g, uint32_t root, uint16_t *dist,
 	bfs_spread(g, dist, queue, 1);
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* Group `s` and the switches joined to it through tiers <= k: its end
+ * ports in *inside, its links to higher tiers in *up. */
+static void tier_group(const struct vf_swgraph *g, const uint32_t *hosts,
+		       const uint16_t *tier, unsigned k, uint32_t s,
+		       uint32_t *group_of, uint32_t *stack, uint64_t *inside,
+		       uint64_t *up)
+{
+	uint32_t top = 0;
+
+	*inside = *up = 0;
+	group_of[s] = s;
+	stack[top++] = s;
+	while (top) {
+		uint32_t x = stack[--top];
+
+		*inside += hosts[x];
+		for (uint32_t h = g->hop_start[x]; h < g->hop_start[x + 1];
+		     h++) {
+			uint32_t n = g->hops[h].next_sw;
+
+			if (tier[n] == VF_DIST_INF)
+				continue;
+			if (tier[n] > k) {
+				(*up)++;
+			} else if (group_of[n] == VF_NONE) {
+				group_of[n] = s;
+				stack[top++] = n;
+			}
+		}
+	}
+}
+
+uint64_t vf_swgraph_tier_bound(const struct vf_swgraph *g,
+			       const uint32_t *hosts)
+{
+	size_t n = g->nsw ? g->nsw : 1;
+	uint16_t *tier = malloc(n * sizeof(*tier));
+	uint32_t *group_of = malloc(n * sizeof(*group_of));
+	uint32_t *stack = malloc(n * sizeof(*stack));
+	bool *roots = calloc(n, sizeof(*roots));
+	uint64_t total = 0, grain = 0, bound = 0;
+	unsigned top = 0;
+
+	if (!tier || !group_of || !stack || !roots)
+		goto out;
+	for (uint32_t s = 0; s < g->nsw; s++) {
+		roots[s] = hosts[s] > 0;
+		total += hosts[s];
+		grain = gcd64(grain, hosts[s]);
+	}
+	vf_swgraph_bfs_from(g, roots, tier, stack);
+	for (uint32_t s = 0; s < g->nsw; s++)
+		if (tier[s] != VF_DIST_INF && tier[s] > top)
+			top = tier[s];
+	for (unsigned k = 0; k < top; k++) {
+		for (uint32_t s = 0; s < g->nsw; s++)
+			group_of[s] = VF_NONE;
+		for (uint32_t s = 0; s < g->nsw; s++) {
+			uint64_t inside, up, share;
+
+			if (tier[s] > k || group_of[s] != VF_NONE)
+				continue;
+			tier_group(g, hosts, tier, k, s, group_of, stack,
+				   &inside, &up);
+			if (!up || !inside)
+				continue;
+			share = (inside * (total - inside) + up * grain - 1) /
+				(up * grain) * grain;
+			if (share > bound)
+				bound = share;
+		}
+	}
+out:
+	free(tier);
+	free(group_of);
+	free(stack);
+	free(roots);
+	return bound;
+}
+
 uint64_t vf_swgraph_leaf_bound(const struct vf_swgraph *g,
 			       const uint32_t *hosts,
 			       const uint32_t *links_end)

@@ -52,6 +52,20 @@ uint64_t vf_swgraph_leaf_bound(const struct vf_swgraph *g,
 			       const uint32_t *hosts,
 			       const uint32_t *links_end);
 
+/*
+ * The tier-cut bound of destination-based tables under all-to-all traffic
+ * in a tree: tiers count up from the switches with end ports; for each
+ * tier k, every group of switches joined through tiers <= k (a leaf, a
+ * pod, a chassis's leaf chips with their edge switches) passes I (N - I)
+ * routes over its links to higher tiers, I its end ports, so one of them
+ * carries the share, rounded up to the blocks every link's routes come
+ * in (the greatest common divisor of the switches' end port counts).
+ * The largest over tiers and groups; 0 when there is none, or out of
+ * memory.
+ */
+uint64_t vf_swgraph_tier_bound(const struct vf_swgraph *g,
+			       const uint32_t *hosts);
+
 /* The switch number behind port p's usable link, or VF_NONE. */
 uint32_t vf_peer_switch(const struct vf_fabric *f, const struct vf_port *p);
 

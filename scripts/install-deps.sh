@@ -5,13 +5,15 @@
 # clang and libclang-rt-14-dev (libclang_rt.fuzzer): the fuzz targets;
 # libibnetdisc-dev, libibmad-dev: vfabric's --topo live / --lfts live;
 # time (/usr/bin/time): make bench's peak memory of offline routings.
+# python3-pulp, coinor-cbc: the exact oracle of fattree's balance
+# (tests/integration/routeilp.py).
 # debhelper, dpkg-dev, fakeroot, lintian: the Debian packages
 # (scripts/build-deb.sh).  groff-base, mandoc: the man pages' lint;
 # bash-completion: the completions' test with it loaded
 # (tests/lint/t-manpages.sh).
 set -e
 PKGS="build-essential autoconf automake libtool pkg-config python3 valgrind
-python3-matplotlib time
+python3-matplotlib time python3-pulp coinor-cbc
 opensm libopensm-dev libibumad-dev libxml2-dev libjson-c-dev
 libibnetdisc-dev libibmad-dev
 ibsim-utils libumad2sim0 infiniband-diags iproute2 iputils-ping

@@ -10,6 +10,7 @@
 #include "routing/engine.h"
 #include "routing/netfile.h"
 #include "routing/routecheck.h"
+#include "routing/swgraph.h"
 #include "fabrics.h"
 #include "tap.h"
 
@@ -571,6 +572,58 @@ static void test_degraded_three_levels(void)
 	vf_fabric_destroy(f);
 }
 
+/* vf_swgraph_tier_bound() of f, its hosts counted here. */
+static uint64_t tier_bound(const struct vf_fabric *f)
+{
+	struct vf_swgraph g;
+	uint32_t *hosts = calloc(f->num_switches + 1, sizeof(*hosts));
+	uint64_t bound = 0;
+
+	if (!hosts || vf_swgraph_init(&g, f)) {
+		free(hosts);
+		return 0;
+	}
+	for (uint32_t n = 0; n < f->num_nodes; n++) {
+		const struct vf_node *sw = &f->nodes[n];
+
+		for (unsigned p = 1; vf_is_switch(sw) && p <= sw->num_ports;
+		     p++) {
+			const struct vf_port *x =
+				vf_usable_peer(f, vf_node_port(f, sw, p));
+
+			hosts[sw->sw] += x && !vf_is_switch(&f->nodes[x->node]);
+		}
+	}
+	bound = vf_swgraph_tier_bound(&g, hosts);
+	vf_swgraph_free(&g);
+	free(hosts);
+	return bound;
+}
+
+/*
+ * The floor the search stops at: the tier cut, worked out by hand.  k = 4
+ * and k = 6 trees: a leaf's H (N - H) / U routes per uplink (14 and 51)
+ * exceed a pod's share (12 and 45).  3 chassis, 18 edge switches of 8
+ * hosts, 2 uplinks to each chassis: every third edge switch goes to the
+ * same 2 leaf chips per chassis, so those 6 chips and their 6 edge
+ * switches pass 48 x 96 routes over 18 spine links, 256 each, where the
+ * leaf bound is ceil(136 / 6) x 8 = 184.
+ */
+static void test_tier_bound(void)
+{
+	struct vf_fabric *k4 = fat_tree3(4, 0), *k6 = fat_tree3(6, 0);
+	struct vf_fabric *dcs = golden_fabric("dcs3-edges-2up.net");
+
+	OK(k4 && tier_bound(k4) == 14, "tier cut of a k=4 tree: 14");
+	OK(k6 && tier_bound(k6) == 51, "tier cut of a k=6 tree: 51");
+	OK(dcs && tier_bound(dcs) == 256 && leaf_bound(dcs) == 184,
+	   "tier cut of 3 chassis with 18 edge switches x2: 256, above "
+	   "the leaf bound 184");
+	vf_fabric_destroy(k4);
+	vf_fabric_destroy(k6);
+	vf_fabric_destroy(dcs);
+}
+
 int main(void)
 {
 	vf_log_set_sink(quiet, last_warning);
@@ -587,6 +640,7 @@ int main(void)
 	test_lmc_diversity();
 	test_lmc_offsets();
 	test_degraded_three_levels();
+	test_tier_bound();
 	vf_log_set_sink(NULL, NULL);
 	return tap_done();
 }
