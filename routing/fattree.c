@@ -1861,6 +1861,7 @@ static void search_sweep(struct ft_ctx *c, struct vf_lfts *t)
 static bool search(struct ft_ctx *c, struct vf_lfts *t)
 {
 	uint64_t work = flow_pass_work(c), spent = 0, least = UINT64_MAX;
+	uint64_t start;
 	unsigned calm = 0;
 	struct ft_load best;
 	uint8_t *kept;
@@ -1871,6 +1872,7 @@ static bool search(struct ft_ctx *c, struct vf_lfts *t)
 	best = tables_load(c, t);
 	if (best.max <= c->floor)
 		return false;
+	start = best.max;
 	kept = tables_save(t);
 	if (!kept)
 		return false;
@@ -1905,6 +1907,11 @@ static bool search(struct ft_ctx *c, struct vf_lfts *t)
 	}
 	tables_restore(t, kept);
 	free(kept);
+	vf_log(VF_LOG_INFO,
+	       "fattree: local search: busiest link %llu routes (from %llu; floor %llu) after %llu sweeps",
+	       (unsigned long long)best.max, (unsigned long long)start,
+	       (unsigned long long)c->floor,
+	       (unsigned long long)(spent / work + (best.max > c->floor ? 0 : 1)));
 	return changed;
 }
 
