@@ -557,6 +557,11 @@ static bool is_degraded(const struct ft_ctx *c)
 #define FT_SEARCH_NOISE 64
 #define FT_SEARCH_STALL 32
 #define FT_SEARCH_WANDER 64
+/* search() ends after this many sweeps without lighter tables: on the
+ * 880 generated director fabrics the search that reached the bound took
+ * at most 118 (the floor may be out of reach: links the tables never use,
+ * slower ones, count in it) */
+#define FT_SEARCH_STALE 2000
 #define FT_SEARCH_SEED 0x9e3779b97f4a7c15ull
 
 static uint64_t flow_pass_work(const struct ft_ctx *c)
@@ -1845,24 +1850,36 @@ static void search_sweep(struct ft_ctx *c, struct vf_lfts *t)
 }
 
 /*
+ * What a sweep of search() costs, in the units of flow_pass_work(): the
+ * moves, and per edge switch its distances and candidates, and per sweep
+ * two reads of every port (a tiny fabric got millions of sweeps when
+ * only the moves counted).
+ */
+static uint64_t sweep_work(const struct ft_ctx *c)
+{
+	return flow_pass_work(c) + 2 * (uint64_t)c->f->num_ports +
+	       (uint64_t)c->num_edges * (c->nsw + c->g.hop_start[c->nsw]);
+}
+
+/*
  * Tables still above the floor (the larger of the leaf and tier-cut
  * bounds) after the model and its passes: a local search aims one route
  * under the busiest link.  The routes of one switch toward one
  * destination move at a time (move_switch()), costing the square of what
  * a link carries above the target, so they wander among the loads under
  * it until no link is over; then the target drops.  The lightest tables
- * seen are kept.  Each sweep costs about a pass of the model
- * (flow_pass_work()); sweeps stop at FT_FLOW_WORK_MAX in all: thousands
- * on a director fabric of a few hundred hosts, none at 27,648 (the work
- * is checked first, so large fabrics pay nothing).  The 148 of 880
- * generated director fabrics that ended one block above the bound reach
- * it.  Returns whether the tables changed.
+ * seen are kept.  Sweeps stop at the floor, after FT_SEARCH_STALE
+ * without lighter tables, or at FT_FLOW_WORK_MAX of work in all
+ * (sweep_work()): thousands on a director fabric of a few hundred hosts,
+ * none at 27,648 (the work is checked first, so large fabrics pay
+ * nothing).  The 148 of 880 generated director fabrics that ended one
+ * block above the bound reach it.  Returns whether the tables changed.
  */
 static bool search(struct ft_ctx *c, struct vf_lfts *t)
 {
-	uint64_t work = flow_pass_work(c), spent = 0, least = UINT64_MAX;
-	uint64_t start;
-	unsigned calm = 0;
+	uint64_t work = sweep_work(c), spent = 0, least = UINT64_MAX;
+	uint64_t start, sweeps = 0;
+	unsigned calm = 0, stale = 0;
 	struct ft_load best;
 	uint8_t *kept;
 	bool changed = false;
@@ -1884,10 +1901,12 @@ static bool search(struct ft_ctx *c, struct vf_lfts *t)
 	}
 	c->random = FT_SEARCH_SEED;
 	c->target = best.max - 1;
-	for (; spent + work <= FT_FLOW_WORK_MAX; spent += work) {
+	for (; spent + work <= FT_FLOW_WORK_MAX && stale < FT_SEARCH_STALE;
+	     spent += work, stale++) {
 		struct ft_load now;
 		uint64_t over;
 
+		sweeps++;
 		c->wander = calm >= FT_SEARCH_STALL;
 		search_sweep(c, t);
 		over = excess(c);
@@ -1898,6 +1917,7 @@ static bool search(struct ft_ctx *c, struct vf_lfts *t)
 		if (now.max >= best.max)
 			continue;
 		best = now;
+		stale = 0;
 		memcpy(kept, t->port, tables_size(t));
 		changed = true;
 		if (best.max <= c->floor)
@@ -1910,8 +1930,7 @@ static bool search(struct ft_ctx *c, struct vf_lfts *t)
 	vf_log(VF_LOG_INFO,
 	       "fattree: local search: busiest link %llu routes (from %llu; floor %llu) after %llu sweeps",
 	       (unsigned long long)best.max, (unsigned long long)start,
-	       (unsigned long long)c->floor,
-	       (unsigned long long)(spent / work + (best.max > c->floor ? 0 : 1)));
+	       (unsigned long long)c->floor, (unsigned long long)sweeps);
 	return changed;
 }
 
@@ -2373,6 +2392,75 @@ static int route_both_rankings(struct ft_ctx *c, struct vf_lfts *t,
 	return 0;
 }
 
+/* The busiest link under all-to-all traffic to LID offset l (l < 2^LMC). */
+static uint64_t offset_max(struct ft_ctx *c, struct vf_lfts *t, unsigned l)
+{
+	memset(c->flow, 0, c->f->num_ports * sizeof(*c->flow));
+	for (uint32_t i = 0; i < c->num_edges; i++) {
+		prepare_edge(c, t, c->edges[i]);
+		for (unsigned d = 0; d < c->num_dests; d++) {
+			const struct ft_dest *dst = &c->dests[d];
+
+			if (dst->lids <= l)
+				continue;
+			for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
+				set_via(c, c->flow_order[k],
+					vf_lft_row(t, c->flow_order[k])
+						[dst->base_lid + l]);
+			push_dest(c, 1);
+			clear_vias(c);
+		}
+	}
+	return link_load(c).max;
+}
+
+/* The busiest link of the busiest LID offset. */
+static uint64_t offsets_max(struct ft_ctx *c, struct vf_lfts *t,
+			    unsigned lids)
+{
+	uint64_t most = 0;
+
+	for (unsigned l = 0; l < lids; l++) {
+		uint64_t m = offset_max(c, t, l);
+
+		if (m > most)
+			most = m;
+	}
+	return most;
+}
+
+/*
+ * search(), and with LMC the other LIDs chosen again from the moved base
+ * LIDs; the search balances the base LIDs only, so its tables are kept
+ * only if no LID offset's busiest link got busier (an audit found the
+ * offsets of 3 chassis at [146,146,146,146] moved to [144,144,156,144]).
+ */
+static void search_keeping_offsets(struct ft_ctx *c, struct vf_lfts *t)
+{
+	unsigned lids = 1;
+	uint64_t before = 0;
+	uint8_t *kept = NULL;
+
+	for (uint32_t p = 0; p < c->f->num_ports; p++)
+		if (c->rank[p] != VF_NONE && c->f->ports[p].lmc &&
+		    (1u << c->f->ports[p].lmc) > lids)
+			lids = 1u << c->f->ports[p].lmc;
+	if (lids > 1) {
+		if (sweep_work(c) > FT_FLOW_WORK_MAX)
+			return;
+		kept = tables_save(t);
+		if (!kept)
+			return;
+		before = offsets_max(c, t, lids);
+	}
+	if (search(c, t) && lids > 1) {
+		alternates_by_flow(c, t);
+		if (offsets_max(c, t, lids) > before)
+			tables_restore(t, kept);
+	}
+	free(kept);
+}
+
 /*
  * The search moves single entries wherever the tables allow: not where a
  * previous routing is to be kept, where tenants' routes are confined or
@@ -2406,8 +2494,8 @@ static int route_fattree(const struct vf_fabric *f,
 	} else {
 		rc = route_both_rankings(&c, t, &tree);
 	}
-	if (!rc && tree && search_fits(&c) && search(&c, t))
-		alternates_by_flow(&c, t);
+	if (!rc && tree && search_fits(&c))
+		search_keeping_offsets(&c, t);
 	if (!tree) {
 		vf_log(VF_LOG_WARN,
 		       "fattree: routing this fabric with shortestpath instead");
