@@ -1072,13 +1072,13 @@ static void set_via(struct ft_ctx *c, uint32_t s, uint8_t out)
 	c->via_next[s] = c->port_next[port];
 }
 
-/* Every on-tree switch's hop for dst as the tables hold it. */
+/* Every on-tree switch's hop toward `lid` as the tables hold it. */
 static void vias_from_tables(struct ft_ctx *c, const struct vf_lfts *t,
-			     const struct ft_dest *dst)
+			     unsigned lid)
 {
 	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
 		set_via(c, c->flow_order[k],
-			vf_lft_row(t, c->flow_order[k])[dst->base_lid]);
+			vf_lft_row(t, c->flow_order[k])[lid]);
 }
 
 /* The same from a copy of dst's entries, by switch (gather_entries()). */
@@ -1101,18 +1101,6 @@ static void push_dest(struct ft_ctx *c, int sign)
 		if (c->hosts[c->flow_order[k]])
 			push_path(c, c->flow_order[k],
 				  sign * (int64_t)c->hosts[c->flow_order[k]]);
-}
-
-/*
- * Put one destination's all-to-all routes on the links, following the
- * entries the tables hold, to weigh a whole routing.
- */
-static void account_dest(struct ft_ctx *c, struct vf_lfts *t,
-			 const struct ft_dest *dst)
-{
-	vias_from_tables(c, t, dst);
-	push_dest(c, 1);
-	clear_vias(c);
 }
 
 /*
@@ -1667,16 +1655,31 @@ static void count_through(struct ft_ctx *c, uint32_t count)
 	}
 }
 
-/* The all-to-all load of the tables t hold (flow[] recomputed). */
-static struct ft_load tables_load(struct ft_ctx *c, struct vf_lfts *t)
+/*
+ * The all-to-all load of the tables t hold toward LID offset l of every
+ * destination port (l < 2^LMC; 0, the base LIDs, weighs a routing), the
+ * entries followed switch by switch (flow[] recomputed).
+ */
+static struct ft_load offset_load(struct ft_ctx *c, struct vf_lfts *t,
+				  unsigned l)
 {
 	memset(c->flow, 0, c->f->num_ports * sizeof(*c->flow));
 	for (uint32_t i = 0; i < c->num_edges; i++) {
 		prepare_edge(c, t, c->edges[i]);
-		for (unsigned d = 0; d < c->num_dests; d++)
-			account_dest(c, t, &c->dests[d]);
+		for (unsigned d = 0; d < c->num_dests; d++) {
+			if (c->dests[d].lids <= l)
+				continue;
+			vias_from_tables(c, t, c->dests[d].base_lid + l);
+			push_dest(c, 1);
+			clear_vias(c);
+		}
 	}
 	return link_load(c);
+}
+
+static struct ft_load tables_load(struct ft_ctx *c, struct vf_lfts *t)
+{
+	return offset_load(c, t, 0);
 }
 
 static size_t tables_size(const struct vf_lfts *t)
@@ -1839,7 +1842,7 @@ static void search_sweep(struct ft_ctx *c, struct vf_lfts *t)
 		while (c->flow_order[count] != VF_NONE)
 			count++;
 		for (unsigned d = 0; d < c->num_dests; d++) {
-			vias_from_tables(c, t, &c->dests[d]);
+			vias_from_tables(c, t, c->dests[d].base_lid);
 			count_through(c, count);
 			for (uint32_t k = 0; k < count; k++)
 				move_switch(c, t, &c->dests[d],
@@ -2392,28 +2395,6 @@ static int route_both_rankings(struct ft_ctx *c, struct vf_lfts *t,
 	return 0;
 }
 
-/* The busiest link under all-to-all traffic to LID offset l (l < 2^LMC). */
-static uint64_t offset_max(struct ft_ctx *c, struct vf_lfts *t, unsigned l)
-{
-	memset(c->flow, 0, c->f->num_ports * sizeof(*c->flow));
-	for (uint32_t i = 0; i < c->num_edges; i++) {
-		prepare_edge(c, t, c->edges[i]);
-		for (unsigned d = 0; d < c->num_dests; d++) {
-			const struct ft_dest *dst = &c->dests[d];
-
-			if (dst->lids <= l)
-				continue;
-			for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
-				set_via(c, c->flow_order[k],
-					vf_lft_row(t, c->flow_order[k])
-						[dst->base_lid + l]);
-			push_dest(c, 1);
-			clear_vias(c);
-		}
-	}
-	return link_load(c).max;
-}
-
 /* The busiest link of the busiest LID offset. */
 static uint64_t offsets_max(struct ft_ctx *c, struct vf_lfts *t,
 			    unsigned lids)
@@ -2421,7 +2402,7 @@ static uint64_t offsets_max(struct ft_ctx *c, struct vf_lfts *t,
 	uint64_t most = 0;
 
 	for (unsigned l = 0; l < lids; l++) {
-		uint64_t m = offset_max(c, t, l);
+		uint64_t m = offset_load(c, t, l).max;
 
 		if (m > most)
 			most = m;
