@@ -196,6 +196,19 @@ def cases():
     return out
 
 
+def route(fab, work, *extra):
+    """fattree's offline routing of fab with its check: (the CLI's result,
+    its JSON report, {} when there is none)."""
+    net = os.path.join(work, "fabric.net")
+    fab.write(net)
+    res = vftest.vfabric("route", "--topo", net, "--engine", "fattree",
+                         *extra, "--check", "--json", "-o", os.devnull)
+    try:
+        return res, json.loads(res.stdout)
+    except ValueError:
+        return res, {}
+
+
 def check_oracle(tap):
     """The bound itself, on fabrics worked out by hand."""
     dcs = topogen.dcs(chassis=3, leaves=6, spines=3, hosts=0, edges=18,
@@ -294,15 +307,9 @@ def check_optimum(tap, work):
     at_bound = optimum = 0
     fabrics = small_directors(OPT_DRAWN)
     for label, fab in fabrics:
-        net = os.path.join(work, "small.net")
-        fab.write(net)
         bound = fab.lower_bound()
-        res = vftest.vfabric("route", "--topo", net, "--engine", "fattree",
-                             "--check", "--json", "-o", os.devnull)
-        try:
-            load = json.loads(res.stdout).get("load_max")
-        except ValueError:
-            load = None
+        res, rep = route(fab, work)
+        load = rep.get("load_max")
         if load is None or load <= bound:
             at_bound += load == bound
             tap.ok(load == bound, f"{label}: busiest link {load} at the "
@@ -335,16 +342,8 @@ def check_lmc_directors(tap, work):
                                       (5, 30, 10, 1)):
         fab = topogen.dcs(chassis=chassis, leaves=6, spines=3, hosts=0,
                           edges=edges, edge_hosts=hosts, edge_uplinks=up)
-        net = os.path.join(work, "lmc.net")
-        fab.write(net)
         bound = fab.lower_bound()
-        res = vftest.vfabric("route", "--topo", net, "--engine", "fattree",
-                             "--lmc", "2", "--check", "--json", "-o",
-                             os.devnull)
-        try:
-            rep = json.loads(res.stdout)
-        except ValueError:
-            rep = {}
+        res, rep = route(fab, work, "--lmc", "2")
         per = rep.get("load_max_by_offset") or []
         tap.ok(res.returncode == 0 and len(per) == 4 and
                all(x == bound for x in per) and
@@ -361,15 +360,8 @@ def main():
     check_oracle(tap)
     work = tempfile.mkdtemp(prefix="vf-ftbalance-")
     for label, fab, allowed in cases():
-        net = os.path.join(work, "fabric.net")
-        fab.write(net)
         bound = fab.lower_bound()
-        res = vftest.vfabric("route", "--topo", net, "--engine", "fattree",
-                             "--check", "--json", "-o", os.devnull)
-        try:
-            rep = json.loads(res.stdout)
-        except ValueError:
-            rep = {}
+        res, rep = route(fab, work)
         load = rep.get("load_max")
         what = "at" if allowed == 1.0 else \
             f"within {round((allowed - 1) * 100)}% of"
