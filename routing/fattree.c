@@ -1161,6 +1161,18 @@ static uint64_t entries_max(const struct ft_ctx *c, const uint8_t *entry)
 	return most;
 }
 
+/* x sends the current destination by its candidate idx. */
+static void decide(struct ft_ctx *c, struct vf_lfts *t,
+		   const struct ft_dest *dst, uint32_t x, unsigned idx)
+{
+	const struct ft_cand *y = &c->cand[c->cand_start[x] + idx];
+
+	c->via_port[x] = y->port;
+	c->via_next[x] = y->next;
+	c->seed_idx[x] = idx;
+	vf_lft_row(t, x)[dst->base_lid] = y->num;
+}
+
 /*
  * One destination in a degraded tree.  Switches decide nearest to e first,
  * so each sees the whole path behind every candidate; a switch with end
@@ -1219,25 +1231,10 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			if (kept >= 0)
 				best = kept;
 		}
-		c->via_port[s] = cand[best].port;
-		c->via_next[s] = cand[best].next;
-		c->seed_idx[s] = best;
-		vf_lft_row(t, s)[dst->base_lid] = cand[best].num;
+		decide(c, t, dst, s, best);
 		if (own)
 			push_path(c, s, (int64_t)own);
 	}
-}
-
-/* x sends the current destination by its candidate idx. */
-static void decide(struct ft_ctx *c, struct vf_lfts *t,
-		   const struct ft_dest *dst, uint32_t x, unsigned idx)
-{
-	const struct ft_cand *y = &c->cand[c->cand_start[x] + idx];
-
-	c->via_port[x] = y->port;
-	c->via_next[x] = y->next;
-	c->seed_idx[x] = idx;
-	vf_lft_row(t, x)[dst->base_lid] = y->num;
 }
 
 /*
@@ -1823,12 +1820,10 @@ static bool move_switch(struct ft_ctx *c, struct vf_lfts *t,
 	     y = c->via_next[y])
 		c->through[y] -= w;
 	decide(c, t, dst, x, best);
-	c->flow[c->via_port[x]] += w;
+	shift_way(c, x, (int64_t)w);
 	for (uint32_t y = c->via_next[x]; c->via_port[y] != VF_NONE;
-	     y = c->via_next[y]) {
-		c->flow[c->via_port[y]] += w;
+	     y = c->via_next[y])
 		c->through[y] += w;
-	}
 	return true;
 }
 
