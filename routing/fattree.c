@@ -104,6 +104,7 @@ struct ft_ctx {
 	uint32_t *cand_start;	/* [nsw + 1] into cand_pool, by switch */
 	uint32_t *cand_pool;	/* candidate hop indices */
 	struct ft_cand *cand;	/* the same candidates, unpacked */
+	bool cand_ready;	/* ... toward the current edge switch */
 	uint32_t *via_port;	/* [nsw] port toward the current destination,
 				 * VF_NONE while undecided */
 	uint32_t *via_next;	/* [nsw] the switch that port leads to */
@@ -128,6 +129,7 @@ struct ft_ctx {
 	uint32_t *down_port;	/* [nsw] port index straight down to the
 				 * current e, VF_NONE (none, or a trunk) */
 	uint32_t *up_end;	/* [nsw] hops [start, up_end) go up */
+	uint32_t *down_end;	/* [nsw] hops [up_end, down_end) go down */
 	uint16_t *full_up;	/* [nsw] fastest up hops: a complete group */
 	uint16_t *full_down;	/* [nsw] fastest down hops */
 	/* the destination ports behind the current edge switch */
@@ -414,11 +416,10 @@ static void distances_to(struct ft_ctx *c, uint32_t e)
 	while (head < tail) {
 		uint32_t s = c->queue[head++];
 
-		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
-		     h++) {
+		for (uint32_t h = c->g.hop_start[s]; h < c->up_end[s]; h++) {
 			uint32_t n = c->g.hops[h].next_sw;
 
-			if (is_up(c, s, n) && c->down[n] == VF_DIST_INF) {
+			if (c->down[n] == VF_DIST_INF) {
 				c->down[n] = c->down[s] + 1;
 				c->queue[tail++] = n;
 			}
@@ -431,11 +432,10 @@ static void distances_to(struct ft_ctx *c, uint32_t e)
 		c->ud[s] = c->down[s];
 		if (c->ud[s] != VF_DIST_INF)
 			continue;
-		for (uint32_t h = c->g.hop_start[s]; h < c->g.hop_start[s + 1];
-		     h++) {
+		for (uint32_t h = c->g.hop_start[s]; h < c->up_end[s]; h++) {
 			uint32_t n = c->g.hops[h].next_sw;
 
-			if (is_up(c, s, n) && c->ud[n] != VF_DIST_INF &&
+			if (c->ud[n] != VF_DIST_INF &&
 			    c->ud[n] + 1 < c->ud[s])
 				c->ud[s] = c->ud[n] + 1;
 		}
@@ -445,7 +445,8 @@ static void distances_to(struct ft_ctx *c, uint32_t e)
 /*
  * The candidate hops of s toward the current E, fastest only, in hop
  * order (hops are pre-sorted by next switch); returns their number and
- * sets *up.
+ * sets *up.  split_directions() put the up hops, then the down ones,
+ * first: only the part in the direction s goes is read.
  */
 static unsigned candidates(struct ft_ctx *c, uint32_t s, bool *up)
 {
@@ -456,11 +457,11 @@ static unsigned candidates(struct ft_ctx *c, uint32_t s, bool *up)
 
 	*up = c->down[s] == VF_DIST_INF;
 	from = *up ? c->g.hop_start[s] : c->up_end[s];
-	to = *up ? c->up_end[s] : c->g.hop_start[s + 1];
+	to = *up ? c->up_end[s] : c->down_end[s];
 	for (uint32_t h = from; h < to; h++) {
 		uint32_t x = hops[h].next_sw;
-		bool ok = *up ? is_up(c, s, x) && c->ud[x] + 1 == c->ud[s]
-			      : is_up(c, x, s) && c->down[x] + 1 == c->down[s];
+		bool ok = *up ? c->ud[x] + 1 == c->ud[s]
+			      : c->down[x] + 1 == c->down[s];
 
 		if (!ok || hops[h].rate < top)
 			continue;
@@ -617,6 +618,7 @@ static void split_directions(struct ft_ctx *c)
 		while (down_end < end &&
 		       is_up(c, c->g.hops[down_end].next_sw, s))
 			down_end++;
+		c->down_end[s] = down_end;
 		c->full_up[s] = fastest(c, c->g.hop_start[s], h);
 		c->full_down[s] = fastest(c, h, down_end);
 	}
@@ -1001,12 +1003,13 @@ static const char *sw_desc(const struct ft_ctx *c, uint32_t s)
  * reaches the bound where the edge rule stays 2-5% above).  Here: the
  * on-tree switches toward e, farthest first (every hop brings a route one
  * closer, so a switch comes after all that can send to it), each with its
- * candidates stored once.
+ * candidates stored once (prepare_candidates(); a pass needs only the
+ * order for most edge switches, order_flow(), and the candidates where it
+ * routes a destination again).
  */
-static void prepare_flow(struct ft_ctx *c)
+static void order_flow(struct ft_ctx *c)
 {
-	uint32_t k = 0, at = 0, top = 0;
-	bool up;
+	uint32_t k = 0, top = 0;
 
 	for (uint32_t s = 0; s < c->nsw; s++)
 		if (c->ud[s] != VF_DIST_INF && c->ud[s] > top)
@@ -1016,6 +1019,14 @@ static void prepare_flow(struct ft_ctx *c)
 			if (c->ud[c->by_level[i]] == d)
 				c->flow_order[k++] = c->by_level[i];
 	c->flow_order[k] = VF_NONE;
+	c->cand_ready = false;
+}
+
+static void prepare_candidates(struct ft_ctx *c)
+{
+	uint32_t at = 0;
+	bool up;
+
 	for (uint32_t s = 0; s < c->nsw; s++) {
 		unsigned n = c->ud[s] && c->ud[s] != VF_DIST_INF ?
 			     candidates(c, s, &up) : 0;
@@ -1029,6 +1040,13 @@ static void prepare_flow(struct ft_ctx *c)
 		}
 	}
 	c->cand_start[c->nsw] = at;
+	c->cand_ready = true;
+}
+
+static void prepare_flow(struct ft_ctx *c)
+{
+	order_flow(c);
+	prepare_candidates(c);
 }
 
 /*
@@ -1460,6 +1478,8 @@ static bool reroute_dest(struct ft_ctx *c, struct vf_lfts *t,
 	vias_from_entries(c, entry);
 	push_dest(c, -1);
 	clear_vias(c);
+	if (!c->cand_ready)
+		prepare_candidates(c);
 	route_dest_by_flow(c, t, dst);
 	if (dest_max(c) > before) {
 		push_dest(c, -1);
@@ -1590,7 +1610,7 @@ static uint64_t reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 		if (!any)
 			continue;
 		distances_to(c, c->edges[i]);
-		prepare_flow(c);
+		order_flow(c);
 		gather_entries(c, t);
 		looked++;
 		for (unsigned d = 0; d < c->num_dests && c->num_hot > 0; d++) {
@@ -1607,12 +1627,26 @@ static uint64_t reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 	return moved * c->g.hop_start[c->nsw] + looked * c->nsw;
 }
 
+/* The most LIDs a destination port has: 2^LMC. */
+static unsigned max_lids(const struct ft_ctx *c)
+{
+	unsigned lids = 1;
+
+	for (uint32_t p = 0; p < c->f->num_ports; p++)
+		if (c->rank[p] != VF_NONE && c->f->ports[p].lmc &&
+		    (1u << c->f->ports[p].lmc) > lids)
+			lids = 1u << c->f->ports[p].lmc;
+	return lids;
+}
+
 /*
  * The flow model's base LIDs are chosen; now the others (LMC > 0), at
  * every switch on the way, apart from the base LID's choice.
  */
 static void alternates_by_flow(struct ft_ctx *c, struct vf_lfts *t)
 {
+	if (max_lids(c) == 1)
+		return;	/* (every edge switch prepared for nothing) */
 	for (uint32_t i = 0; i < c->num_edges; i++) {
 		prepare_edge(c, t, c->edges[i]);
 		for (unsigned d = 0; d < c->num_dests; d++) {
@@ -2211,6 +2245,7 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->cand);
 	free(c->down_port);
 	free(c->up_end);
+	free(c->down_end);
 	free(c->full_up);
 	free(c->full_down);
 	free(c->dests);
@@ -2268,6 +2303,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 			 sizeof(*c->cand));
 	c->down_port = malloc(n * sizeof(*c->down_port));
 	c->up_end = malloc(n * sizeof(*c->up_end));
+	c->down_end = malloc(n * sizeof(*c->down_end));
 	c->dests = malloc(VF_MAX_PORTS * sizeof(*c->dests));
 	c->full_up = malloc(n * sizeof(*c->full_up));
 	c->full_down = malloc(n * sizeof(*c->full_down));
@@ -2281,7 +2317,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	    !c->forced || !c->path_most ||
 	    !c->port_next ||
 	    !c->down_port ||
-	    !c->up_end ||
+	    !c->up_end || !c->down_end ||
 	    !c->full_up || !c->full_down || !c->dests)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < c->nsw; s++) {
@@ -2414,14 +2450,10 @@ static uint64_t offsets_max(struct ft_ctx *c, struct vf_lfts *t,
  */
 static void search_keeping_offsets(struct ft_ctx *c, struct vf_lfts *t)
 {
-	unsigned lids = 1;
+	unsigned lids = max_lids(c);
 	uint64_t before = 0;
 	uint8_t *kept = NULL;
 
-	for (uint32_t p = 0; p < c->f->num_ports; p++)
-		if (c->rank[p] != VF_NONE && c->f->ports[p].lmc &&
-		    (1u << c->f->ports[p].lmc) > lids)
-			lids = 1u << c->f->ports[p].lmc;
 	if (lids > 1) {
 		if (sweep_work(c) > FT_FLOW_WORK_MAX)
 			return;
