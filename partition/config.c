@@ -12,7 +12,10 @@
 
 void vf_config_init(struct vf_config *c)
 {
+	static uint64_t generations;
+
 	memset(c, 0, sizeof(*c));
+	c->generation = __atomic_add_fetch(&generations, 1, __ATOMIC_RELAXED);
 	c->routing.spine_first = -1;
 	c->routing.ar_enable = c->routing.ar_fine_grained = -1;
 	c->routing.ar_lost_route_only = c->routing.ar_algorithm = -1;

@@ -278,6 +278,12 @@ struct vf_config {
 	/* Holders of a heap-allocated config (vf_config_hold); 0 for one
 	 * owned in place, freed with vf_config_free(). */
 	int refs;
+	/*
+	 * Which config this is, unique in the process (vf_config_init()):
+	 * what tells two configs apart once one is freed, where a pointer
+	 * could be reused by the next.
+	 */
+	uint64_t generation;
 };
 
 /* The FM's limits (reference/opa-fm.md 1.1) that we enforce. */

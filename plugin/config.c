@@ -570,13 +570,13 @@ static void route_by_partitions(struct vf_plugin *p, const struct vf_fabric *f,
 
 	if (mode < 0)
 		mode = pol ? pol->config->partition_routing : -1;
-	p->routing_policy = NULL;
+	p->routing_policy = 0;
 	p->routing_mode = VF_PROUTE_OFF;
 	if (mode <= VF_PROUTE_OFF || !pol) {
 		vf_sa_policy_release(pol);
 		return;
 	}
-	p->routing_policy = pol->config;
+	p->routing_policy = pol->config->generation;
 	p->routing_mode = mode;
 	if (vf_traffic_build(pol->config, pol->vf_pkey, pol->config->num_vfs,
 			     f, sm, &g->traffic)) {

@@ -155,12 +155,12 @@ struct vf_plugin {
 	bool config_last_good;		/* config is an older good version:
 					 * the file is bad (the metrics) */
 	/*
-	 * Partition-aware routing: the configuration (compared, never read)
-	 * and mode the routing in progress and the last one were made for;
-	 * a routing for another keeps nothing of the last (route_stability
-	 * would keep routes the new policy wants elsewhere).
+	 * Partition-aware routing: the configuration (its generation; 0 for
+	 * none) and mode the routing in progress and the last one were made
+	 * for; a routing for another keeps nothing of the last
+	 * (route_stability would keep routes the new policy wants elsewhere).
 	 */
-	const void *routing_policy, *last_routing_policy;
+	uint64_t routing_policy, last_routing_policy;
 	int routing_mode, last_routing_mode;
 };
 

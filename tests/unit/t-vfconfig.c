@@ -901,8 +901,33 @@ static void test_audit(void)
 	}
 }
 
+/*
+ * A config is told apart from the next by its generation, not its
+ * address: the plugin decides whether a routing was made for the policy
+ * in force by it, and a freed config's address is often the next one's.
+ */
+static void test_generation(void)
+{
+	struct vf_config *a = malloc(sizeof(*a)), *b;
+	uint64_t first;
+
+	vf_config_init(a);
+	first = a->generation;
+	vf_config_init(a);
+	OK(a->generation != first,
+	   "a config initialized again is another generation");
+	first = a->generation;
+	free(a);
+	b = malloc(sizeof(*b));
+	vf_config_init(b);
+	OK(b->generation && b->generation != first,
+	   "the next config is another generation, at whatever address");
+	free(b);
+}
+
 int main(void)
 {
+	test_generation();
 	test_sample();
 	test_bad();
 	test_typo_hint();
