@@ -71,7 +71,7 @@ static void log_diag(const struct vf_diag *d)
 		vf_log(VF_LOG_ERROR, "ERR VF0801: ... and %u more messages (%u errors in all)",
 		       d->dropped, d->errors);
 	if (d->oom)
-		vf_log(VF_LOG_ERROR, "ERR VF0801: out of memory reading %s",
+		vf_log(VF_LOG_ERROR, "ERR VF0813: out of memory reading %s",
 		       "the configuration");
 }
 
@@ -581,7 +581,7 @@ static void route_by_partitions(struct vf_plugin *p, const struct vf_fabric *f,
 	if (vf_traffic_build(pol->config, pol->vf_pkey, pol->config->num_vfs,
 			     f, sm, &g->traffic)) {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0809: out of memory resolving the virtual fabrics for routing; routing all-to-all");
+		       "ERR VF0812: out of memory resolving the virtual fabrics for routing; routing all-to-all");
 	} else {
 		o->traffic = &g->traffic;
 		o->partition_routing = (enum vf_partition_routing)mode;

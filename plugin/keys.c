@@ -95,7 +95,7 @@ uint64_t vf_management_key(const char *what, const char *option,
 			close(fd);
 		/* fail visibly rather than with a key anyone could guess */
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0114: no random source for the %s: the agents get none and check only that Sets come from the master SM's port; set %s",
+		       "ERR VF0125: no random source for the %s: the agents get none and check only that Sets come from the master SM's port; set %s",
 		       what, option);
 		return 0;
 	}

@@ -98,7 +98,7 @@ struct vf_metrics *vf_metrics_create(const char *path)
 	if (!m || !m->path) {
 		free(m);
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0120: out of memory for metrics_file; no metrics are written");
+		       "ERR VF0126: out of memory for metrics_file; no metrics are written");
 		return NULL;
 	}
 	pthread_mutex_init(&m->lock, NULL);

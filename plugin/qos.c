@@ -180,7 +180,7 @@ static void log_diag(const struct vf_diag *d)
 		vf_log(d->v[i].level == VF_DIAG_ERROR ? VF_LOG_ERROR :
 						       VF_LOG_WARN,
 		       "%sqos: %s", d->v[i].level == VF_DIAG_ERROR ?
-		       "ERR VF0901: " : "", d->v[i].text);
+		       "ERR VF1301: " : "", d->v[i].text);
 }
 
 /* Take prog as the programme: precompute the tables of every VL count. */
@@ -211,11 +211,11 @@ void vf_qos_heavy_sweep(struct vf_plugin *p, const struct vf_plan *plan)
 		take(st, &prog);
 	} else if (!plan) {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0902: qos: no partition plan this sweep; the QoS tables stay as they were");
+		       "ERR VF1302: qos: no partition plan this sweep; the QoS tables stay as they were");
 	} else if (vf_qos_build(p->config, plan, &prog, &d)) {
 		log_diag(&d);
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0902: qos: the QoS settings cannot be realised; the QoS tables stay as they were");
+		       "ERR VF1303: qos: the QoS settings cannot be realised; the QoS tables stay as they were");
 	} else {
 		changed = memcmp(&prog, &st->prog, sizeof(prog)) != 0;
 		if (changed)	/* warnings once, not every sweep */

@@ -5,8 +5,8 @@
  * vf_log() goes to one process-wide sink: stderr by default, OpenSM's log
  * (with the "vfabric:" prefix) once the plugin installs its sink.  Messages
  * that are errors start with a grep-able code, "ERR VFxxyy: ", where xx names
- * the module (01 plugin, 02 fabric model, 03 net files, 04 LFT dumps,
- * 05 route checks, 06 engines, 07 CLI) and yy the message.
+ * the part and yy the cause: docs/error-codes.md lists them, one cause
+ * each, and tests/lint/t-errcodes.py holds the sources to that list.
  *
  * Parsers do not log: they return a negative errno and fill a struct vf_err
  * with "file:line: what went wrong", so the CLI, the plugin and the tests
