@@ -935,8 +935,11 @@ int vf_ar_create(struct vf_plugin *p)
 {
 	struct vf_ar_state *a = calloc(1, sizeof(*a));
 
-	if (!a)
+	if (!a) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF1103: adaptive routing: out of memory starting; AR is not programmed");
 		return -ENOMEM;
+	}
 	mb_init(&a->mb, p, &(struct mb_params){
 		.mgmt_class = VF_ARP_CLASS,
 		.class_version = VF_ARP_CLASS_VERSION,

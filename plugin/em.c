@@ -1383,10 +1383,11 @@ int vf_em_create(struct vf_plugin *p)
 	struct vf_em_state *e = calloc(1, sizeof(*e));
 	pthread_condattr_t ca;
 
-	if (!e)
-		return -ENOMEM;
-	e->scratch = calloc(1, sizeof(*e->scratch));
-	if (!e->scratch) {
+	if (e)
+		e->scratch = calloc(1, sizeof(*e->scratch));
+	if (!e || !e->scratch) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF1206: em: out of memory starting; VNIC endpoints are not configured");
 		free(e);
 		return -ENOMEM;
 	}

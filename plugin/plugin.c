@@ -117,6 +117,33 @@ static void say_started(const struct vf_plugin *p)
  */
 static unsigned instances;
 
+/*
+ * Take down what create() set up: delete() does, and create() when it
+ * cannot finish (before the SA handlers, its last step).  Threads stop
+ * first (the config watcher, the EM's), so nothing uses what follows;
+ * the metrics go after the SA, whose queries count in them.
+ */
+static void take_down(struct vf_plugin *p, bool sa_installed)
+{
+	vf_watch_stop(p);
+	vf_em_destroy(p);
+	vf_ar_destroy(p);
+	vf_drop_last(p);
+	vf_plugin_config_free(p);
+	vf_assignment_free(&p->assign);
+	vf_partitions_free(p);
+	vf_partitions_free_keys(p);
+	if (sa_installed)
+		vf_sa_free(p);
+	free(p->user_partitions);
+	vf_options_free(&p->opts);
+	vf_node_descs_destroy(p->descs);
+	vf_metrics_destroy(p->metrics);
+	vf_log_set_sink(NULL, NULL);
+	free(p->engines);
+	free(p);
+}
+
 static void *vf_create(osm_opensm_t *osm)
 {
 	struct vf_plugin *p;
@@ -156,20 +183,12 @@ static void *vf_create(osm_opensm_t *osm)
 	/* a bad file is logged; on_config_error says what runs instead */
 	vf_plugin_config_start(p);
 	vf_qos_create(p);
-	vf_ar_create(p);
-	vf_em_create(p);
-	vf_watch_start(p);
+	/* each logs its failure; the plugin runs on without that part */
+	(void)vf_ar_create(p);
+	(void)vf_em_create(p);
+	(void)vf_watch_start(p);
 	if (vf_engines_register(p)) {
-		vf_em_destroy(p);
-		vf_ar_destroy(p);
-		vf_plugin_config_free(p);
-		vf_watch_stop(p);
-		vf_log_set_sink(NULL, NULL);
-		vf_node_descs_destroy(p->descs);
-		vf_metrics_destroy(p->metrics);
-		free(p->user_partitions);
-		free(p->engines);
-		free(p);
+		take_down(p, false);
 		return NULL;
 	}
 	/* after the last failure exit: OpenSM keeps the handlers */
@@ -184,24 +203,8 @@ static void vf_delete(void *data)
 	struct vf_plugin *p = data;
 
 	vf_log(VF_LOG_INFO, "unloading");
-	vf_watch_stop(p);
-	vf_em_destroy(p);
-	vf_ar_destroy(p);
-	vf_drop_last(p);
-	vf_plugin_config_free(p);
-	vf_assignment_free(&p->assign);
-	vf_partitions_free(p);
-	vf_partitions_free_keys(p);
-	vf_sa_free(p);
-	free(p->user_partitions);
-	vf_options_free(&p->opts);
-	vf_node_descs_destroy(p->descs);
-	/* after the EM's thread and OpenSM's SA are gone */
-	vf_metrics_destroy(p->metrics);
-	vf_log_set_sink(NULL, NULL);
+	take_down(p, true);
 	instances--;
-	free(p->engines);
-	free(p);
 }
 
 /* Where the policy in use comes from, for the metrics. */

@@ -131,6 +131,9 @@ int vf_watch_start(struct vf_plugin *p)
 		return 0;
 	w = calloc(1, sizeof(*w));
 	if (!w || !(w->path = strdup(path))) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0809: cannot start watching %s (out of memory); changes apply on SIGHUP and fabric changes only",
+		       path);
 		free(w);
 		return -ENOMEM;
 	}
