@@ -115,7 +115,7 @@ struct ft_ctx {
 	uint64_t *forced;	/* [nsw] see forced_maxima(); 0 off the tree */
 	uint64_t *path_most;	/* [nsw] see entries_max() */
 	uint64_t *through;	/* [nsw] the current destination's routes
-				 * through each switch (search()) */
+				 * through each switch (count_through()) */
 	uint64_t target;	/* search(): the load it aims under */
 	uint64_t floor;		/* no routing loads a link less */
 	uint64_t random;	/* search()'s generator state */
@@ -1113,13 +1113,47 @@ static void clear_vias(struct ft_ctx *c)
 		c->via_port[c->flow_order[k]] = VF_NONE;
 }
 
-/* Put dst's routes on (1) or off (-1) the links, its vias set. */
-static void push_dest(struct ft_ctx *c, int sign)
+/*
+ * The current destination's routes through each on-tree switch that sends
+ * them on (its vias set): its own hosts' and all that arrive, farthest
+ * first, so a switch's count is whole before it passes it on (one read of
+ * each switch, where following every host switch's way to e read the
+ * links near e once per switch behind them).
+ */
+static void count_through(struct ft_ctx *c)
 {
 	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++)
-		if (c->hosts[c->flow_order[k]])
-			push_path(c, c->flow_order[k],
-				  sign * (int64_t)c->hosts[c->flow_order[k]]);
+		c->through[c->flow_order[k]] = 0;
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++) {
+		uint32_t s = c->flow_order[k];
+
+		if (c->via_port[s] == VF_NONE)
+			continue;
+		c->through[s] += c->hosts[s];
+		if (c->via_port[c->via_next[s]] != VF_NONE)
+			c->through[c->via_next[s]] += c->through[s];
+	}
+}
+
+/*
+ * Put dst's routes on (1) or off (-1) the links, its vias set, counting
+ * the links at or above c->hot as push_path() does.
+ */
+static void push_dest(struct ft_ctx *c, int sign)
+{
+	count_through(c);
+	for (uint32_t k = 0; c->flow_order[k] != VF_NONE; k++) {
+		uint32_t s = c->flow_order[k];
+		uint64_t *flow;
+		int was;
+
+		if (c->via_port[s] == VF_NONE || !c->through[s])
+			continue;
+		flow = &c->flow[c->via_port[s]];
+		was = *flow >= c->hot;
+		*flow += (uint64_t)(sign * (int64_t)c->through[s]);
+		c->num_hot += (*flow >= c->hot) - was;
+	}
 }
 
 /*
@@ -1300,6 +1334,8 @@ static unsigned seed_choice(struct ft_ctx *c, uint32_t s, unsigned seed_idx,
 	unsigned n = c->cand_start[s + 1] - i0, pref, best;
 	uint64_t best_cost = UINT64_MAX;
 
+	if (n == 1)
+		return 0;	/* a core's way down, say: a fifth of them */
 	if (c->sticky.row) {
 		int kept;
 
@@ -1308,7 +1344,14 @@ static unsigned seed_choice(struct ft_ctx *c, uint32_t s, unsigned seed_idx,
 		if (kept >= 0)
 			return (unsigned)kept;
 	}
-	pref = seed_idx < n ? (seed_idx + k) % n : (dst->rank + c->pos[s]) % n;
+	if (seed_idx < n) {
+		/* (seed_idx + k) % n without a division for the usual k < n */
+		pref = seed_idx + k;
+		if (pref >= n)
+			pref = pref - n < n ? pref - n : pref % n;
+	} else {
+		pref = (dst->rank + c->pos[s]) % n;
+	}
 	if (c->hosts[s])
 		return pref;
 	best = pref;
@@ -1671,22 +1714,6 @@ static void alternates_by_flow(struct ft_ctx *c, struct vf_lfts *t)
 	}
 }
 
-/* The current destination's routes through each on-tree switch. */
-static void count_through(struct ft_ctx *c, uint32_t count)
-{
-	for (uint32_t k = 0; k < count; k++)
-		c->through[c->flow_order[k]] = 0;
-	for (uint32_t k = 0; k < count; k++) {
-		uint32_t s = c->flow_order[k];
-
-		if (!c->hosts[s])
-			continue;
-		for (uint32_t x = s; c->via_port[x] != VF_NONE;
-		     x = c->via_next[x])
-			c->through[x] += c->hosts[s];
-	}
-}
-
 /*
  * The all-to-all load of the tables t hold toward LID offset l of every
  * destination port (l < 2^LMC; 0, the base LIDs, weighs a routing), the
@@ -1873,7 +1900,7 @@ static void search_sweep(struct ft_ctx *c, struct vf_lfts *t)
 			count++;
 		for (unsigned d = 0; d < c->num_dests; d++) {
 			vias_from_tables(c, t, c->dests[d].base_lid);
-			count_through(c, count);
+			count_through(c);
 			for (uint32_t k = 0; k < count; k++)
 				move_switch(c, t, &c->dests[d],
 					    c->flow_order[k]);
@@ -1926,12 +1953,6 @@ static bool search(struct ft_ctx *c, struct vf_lfts *t)
 	kept = tables_save(t);
 	if (!kept)
 		return false;
-	free(c->through);
-	c->through = calloc(c->nsw ? c->nsw : 1, sizeof(*c->through));
-	if (!c->through) {
-		free(kept);
-		return false;
-	}
 	c->random = FT_SEARCH_SEED;
 	c->target = best.max - 1;
 	for (; spent + work <= FT_FLOW_WORK_MAX && stale < FT_SEARCH_STALE;
@@ -2295,6 +2316,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->hot = UINT64_MAX;
 	c->forced = calloc(n, sizeof(*c->forced));
 	c->path_most = calloc(n, sizeof(*c->path_most));
+	c->through = calloc(n, sizeof(*c->through));
 	c->seed_idx = calloc(n, sizeof(*c->seed_idx));
 	c->num_ports = malloc(n * sizeof(*c->num_ports));
 	c->port_next = malloc((f->num_ports ? f->num_ports : 1) *
@@ -2314,7 +2336,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||
 	    !c->cand_pool || !c->cand || !c->via_port || !c->via_next ||
 	    !c->first_port || !c->num_ports || !c->seed_idx ||
-	    !c->forced || !c->path_most ||
+	    !c->forced || !c->path_most || !c->through ||
 	    !c->port_next ||
 	    !c->down_port ||
 	    !c->up_end || !c->down_end ||
