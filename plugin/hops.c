@@ -237,12 +237,19 @@ static double cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* VFABRIC_TEST_HOPS_FAIL=N: fail at the Nth destination (tests only). */
+/*
+ * VFABRIC_TEST_HOPS_FAIL=N: fail at the Nth destination, in the tests'
+ * copy of the plugin only (plugin/Makefile.inc, VF_TEST_HOOKS).
+ */
 static unsigned test_fail_at(void)
 {
+#ifdef VF_TEST_HOOKS
 	const char *v = getenv("VFABRIC_TEST_HOPS_FAIL");
 
 	return v ? (unsigned)strtoul(v, NULL, 10) : 0;
+#else
+	return 0;
+#endif
 }
 
 int vf_hop_matrices(struct vf_plugin *p, const char *engine)
@@ -283,7 +290,7 @@ int vf_hop_matrices(struct vf_plugin *p, const char *engine)
 	rc = fill(sws, &g, lids, test_fail_at());
 	vf_hopgraph_free(&g);
 	if (rc) {
-		why = rc == -EIO ? "test failure (VFABRIC_TEST_HOPS_FAIL)" :
+		why = rc == -EIO ? "an injected test failure" :
 				   "no memory";
 		for (uint32_t s = 0; s < nsw; s++)
 			osm_switch_clear_hops(sws[s]);

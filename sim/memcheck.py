@@ -34,6 +34,7 @@ MODES = ("", "asan", "valgrind")
 DEFAULT_SCALE = {"asan": 2.0, "valgrind": 10.0}
 OUR_DIRS = ("plugin", "routing", "partition", "vnic", "common", "sim")
 OUR_OBJECTS = ("libvfabric.so", "libvfabric-badversion.so",
+               "libvfabric-testhooks.so",
                "/sim/vfabric", "/sim/vfabric-sa", "/sim/vfabric-em",
                "/sim/ar-agent", "/sim/vnic-endpoint")
 _ASAN_COMMON = ("detect_leaks=1:halt_on_error=0:abort_on_error=1:"

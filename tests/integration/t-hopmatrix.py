@@ -13,8 +13,10 @@ with edge switches, a torus, a tree with cables and a host missing.  Then:
 - fallback: on the torus with loop_fallback on, our tables are refused
   (credit loop) and minhop routes over the matrices we filled: still the
   reference;
-- a failure half way (VFABRIC_TEST_HOPS_FAIL): ERR VF0115, OpenSM builds
-  them itself from cleared tables, our engine still routes: the reference;
+- a failure half way (VFABRIC_TEST_HOPS_FAIL, in the tests' copy of the
+  plugin, libvfabric-testhooks.so: the plugin users load has no fault
+  injection, checked first): ERR VF0115, OpenSM builds them itself from
+  cleared tables, our engine still routes: the reference;
 - multicast: four hosts join a group; OpenSM's multicast tree
   (opensm.mcfdbs) with our matrices equals the one with OpenSM's
   (hop_matrices=opensm, same engine, same LFTs), and reaches every member
@@ -80,10 +82,9 @@ def diff_matrix(a, b, limit=5):
                           if len(out) > limit else [])
 
 
-def run(sim, conf, env=None):
+def run(sim, conf, env=None, plugin_dir=vftest.PLUGIN_DIR):
     """One OpenSM to SUBNET UP; (its lid matrix, its log), then stopped."""
-    osm = sim.start_opensm(conf_lines=conf, plugin_dir=vftest.PLUGIN_DIR,
-                           env=env)
+    osm = sim.start_opensm(conf_lines=conf, plugin_dir=plugin_dir, env=env)
     sim.wait_subnet_up()
     dump = os.path.join(osm.dump_dir, "opensm-lid-matrix.dump")
     matrix = read_matrix(dump) if os.path.exists(dump) else None
@@ -147,8 +148,10 @@ def fallback(tap, sim, ref):
 
 def half_way(tap, sim, ref, engine):
     """A failure after a few destinations: OpenSM builds them itself."""
-    ours, log = run(sim, vftest.plugin_conf(engine=engine, options=OPTS),
-                    env={"VFABRIC_TEST_HOPS_FAIL": "5"})
+    ours, log = run(sim, vftest.plugin_conf(engine=engine, options=OPTS,
+                                            plugin="vfabric-testhooks"),
+                    env={"VFABRIC_TEST_HOPS_FAIL": "5"},
+                    plugin_dir=vftest.TEST_HOOKS_DIR)
     tap.ok("ERR VF0115" in log and not BUILT.search(log) and
            f"{engine} tables configured on all switches" in log,
            "ft3, a failure half way: ERR VF0115, OpenSM builds the "
@@ -262,11 +265,24 @@ def multicast(tap):
                "switch once")
 
 
+def hooks_only_in_tests(tap):
+    """The plugin users load carries no fault injection; the tests' copy
+    does (so this check can fail)."""
+    def holds(directory, name):
+        with open(os.path.join(directory, name), "rb") as fh:
+            return b"VFABRIC_TEST_" in fh.read()
+    tap.ok(not holds(vftest.PLUGIN_DIR, "libvfabric.so") and
+           holds(vftest.TEST_HOOKS_DIR, "libvfabric-testhooks.so"),
+           "the fault injections (VFABRIC_TEST_*) are in "
+           "libvfabric-testhooks.so only, not in libvfabric.so")
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
     if not os.access(vftest.VFABRIC_SA, os.X_OK):
         tap.skip_all(f"vfabric-sa not built ({vftest.VFABRIC_SA})")
+    hooks_only_in_tests(tap)
     fabrics(tap)
     multicast(tap)
     tap.done()

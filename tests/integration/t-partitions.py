@@ -368,8 +368,9 @@ def mismatch(tap, net, conf):
     with vfsim.Sim(net, "pkeys-mismatch", tap=tap) as sim:
         sim.start_ibsim()
         sim.start_opensm(conf_lines=vftest.plugin_conf(
-            engine="fattree", options=f"log_level=info config={conf}"),
-            plugin_dir=vftest.PLUGIN_DIR,
+            engine="fattree", options=f"log_level=info config={conf}",
+            plugin="vfabric-testhooks"),
+            plugin_dir=vftest.TEST_HOOKS_DIR,
             env={"VFABRIC_TEST_PKEY_MISMATCH": "1"})
         sim.wait_log(r"still differ from the plan after 3 forced sweeps",
                      timeout=120)

@@ -28,6 +28,9 @@ VFABRIC_SA = os.path.abspath(os.environ.get(
     "VFABRIC_SA", os.path.join(TOP_BUILDDIR, "sim", "vfabric-sa")))
 PLUGIN_DIR = os.environ.get("VF_PLUGIN_DIR",
                             os.path.join(TOP_BUILDDIR, "plugin", ".libs"))
+# The tests' copy of the plugin, with its fault injections compiled in
+# (VF_TEST_HOOKS; never installed): event_plugin_name vfabric-testhooks.
+TEST_HOOKS_DIR = os.path.join(TOP_BUILDDIR, "plugin", ".libs")
 NET_EXAMPLES = "/usr/share/doc/ibsim-utils/net-examples"
 
 
@@ -50,9 +53,10 @@ def start(tap):
         tap.skip_all(f"vfabric CLI not built ({VFABRIC})")
 
 
-def plugin_conf(engine="shortestpath", options="log_level=info", extra=()):
+def plugin_conf(engine="shortestpath", options="log_level=info", extra=(),
+                plugin="vfabric"):
     """opensm.conf lines that load the plugin and select `engine`."""
-    lines = ["event_plugin_name vfabric",
+    lines = [f"event_plugin_name {plugin}",
              f"routing_engine {engine}",
              "log_flags 0x43",
              "sweep_interval 0"]
