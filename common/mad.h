@@ -83,4 +83,19 @@ static inline void vf_mad_get_hdr(const uint8_t *mad, struct vf_mad_hdr *h)
 	h->attr_mod = vf_get32(mad + 20);
 }
 
+/* The IBA's MTU codes (PortInfo, PathRecord): 1 is 256 bytes ... 5 4096;
+ * 0 for what is none. */
+static inline unsigned vf_mtu_bytes(uint8_t code)
+{
+	return code >= 1 && code <= 5 ? 128u << code : 0;
+}
+
+static inline uint8_t vf_mtu_code(unsigned bytes)
+{
+	for (uint8_t code = 1; code <= 5; code++)
+		if (vf_mtu_bytes(code) == bytes)
+			return code;
+	return 0;
+}
+
 #endif /* VF_MAD_H */

@@ -5,21 +5,12 @@
 #include <string.h>
 
 #include "partition/dgresolve.h"
+#include "common/mad.h"
 #include "partition/fmmgmt.h"
 #include "partition/mcfit.h"
 #include "partition/pconfstock.h"
 #include "partition/plan.h"
 #include "partition/query.h"
-
-unsigned vf_mtu_code(unsigned bytes)
-{
-	unsigned code = 1;
-
-	for (unsigned b = 256; b <= 4096; b *= 2, code++)
-		if (b == bytes)
-			return code;
-	return 0;
-}
 
 /* CA ports that are linked, and switch port 0: what P_Keys apply to. */
 static bool end_port(const struct vf_fabric *f, uint32_t p)

@@ -122,7 +122,4 @@ uint16_t vf_plan_port_index0(const struct vf_plan *p, uint32_t port);
 bool vf_pkeys_match(const uint16_t *want, unsigned nw, const uint16_t *table,
 		    unsigned n, int *missing, int *extra);
 
-/* The IB MTU code of a size in bytes (256 -> 1 ... 4096 -> 5), 0 if none. */
-unsigned vf_mtu_code(unsigned bytes);
-
 #endif /* VF_PLAN_H */

@@ -29,6 +29,7 @@
 
 #include <string.h>
 
+#include "common/mad.h"
 #include "partition/sapolicy.h"
 #include "partition/values.h"
 #include "plugin/metrics.h"

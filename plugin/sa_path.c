@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/mad.h"
 #include "partition/sapolicy.h"
 #include "partition/values.h"
 #include "plugin/metrics.h"

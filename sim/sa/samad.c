@@ -237,21 +237,6 @@ const char *vf_sa_status_name(uint16_t status)
 	}
 }
 
-unsigned vf_mtu_bytes(uint8_t code)
-{
-	return code >= 1 && code <= 5 ? 128u << code : 0;
-}
-
-uint8_t vf_mtu_code(unsigned bytes)
-{
-	uint8_t code;
-
-	for (code = 1; code <= 5; code++)
-		if (vf_mtu_bytes(code) == bytes)
-			return code;
-	return 0;
-}
-
 int vf_parse_selector(const char *s, bool mtu, uint8_t *sel, uint8_t *val)
 {
 	unsigned long v;

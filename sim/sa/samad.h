@@ -196,10 +196,6 @@ unsigned vf_sa_record_count(const struct vf_sa_hdr *h, size_t len,
 /* "SUCCESS", "NO_RECORDS", ..., "UNKNOWN": the name of a MAD status. */
 const char *vf_sa_status_name(uint16_t status);
 
-/* MTU code (1-5) <-> bytes (256-4096); 0 for what is not one. */
-unsigned vf_mtu_bytes(uint8_t code);
-uint8_t vf_mtu_code(unsigned bytes);
-
 /*
  * "V", "=V", ">V", "<V" or "best" into selector and value; mtu says V is
  * in bytes (converted to the IBA code).  Returns 0, or -1 if malformed.

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/mad.h"
 #include "sim/sa/samad.h"
 #include "tap.h"
 
