@@ -730,22 +730,13 @@ static void scan_tables(struct vf_em_state *e, struct pass *ps,
 	free(next);
 }
 
-static void pass_members(struct vf_em_state *e, struct pass *ps,
+/* B: the trap LID, both parts of every member vport, stale vports off. */
+static void read_members(struct vf_em_state *e, struct pass *ps,
 			 uint16_t sm_lid, uint64_t end)
 {
 	const struct vf_em_plan *pl = &e->plan;
-	struct vf_em_macs *learned = learned_of(e);
-	struct vf_vport_mac *tbl = calloc(EM_MAX_TABLE, sizeof(*tbl));
-	unsigned *reach = NULL;
 	uint8_t sm_sl = e->p->osm->subn.opt.sm_sl;
 
-	if (!learned || !tbl)
-		goto out;
-	batch_probe(e, ps, sm_lid, end);
-	batch_key(e, ps, end);
-	batch_readback(e, ps, end);
-
-	/* B: trap LID, both parts of every member vport, stale vports */
 	ps->n = 0;
 	for (unsigned i = 0; i < e->num_eps; i++) {
 		struct em_ep *ep = &e->eps[i];
@@ -839,15 +830,18 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 			break;
 		}
 	}
+}
 
-	if (poll_host_macs(e)) {
-		free(learned);
-		learned = learned_of(e);
-		if (!learned)
-			goto out;
-	}
+/*
+ * Decide what each member needs; C: parts 0 and 1 (DROP_ALL) of new or
+ * changed vESWs.
+ */
+static void set_vesws(struct vf_em_state *e, struct pass *ps,
+		      const struct vf_em_macs *learned,
+		      struct vf_vport_mac *tbl, uint64_t end)
+{
+	const struct vf_em_plan *pl = &e->plan;
 
-	/* decide; C: parts 0 and 1 (DROP_ALL) of new or changed vESWs */
 	ps->n = 0;
 	for (unsigned m = 0; m < pl->num_members; m++) {
 		const struct vf_em_member *mb = &pl->members[m];
@@ -892,11 +886,19 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 			e->st[ps->r[k].member].state = EM_ST_FAILED;
 		else
 			e->eps[ps->r[k].ep].vp[ps->r[k].vport].ours = true;
+}
 
-	/* D: MAC tables, in slices, the stale end cleared */
+/* D: MAC tables, in slices, the stale end cleared; 0 or -ENOMEM. */
+static int set_mac_tables(struct vf_em_state *e, struct pass *ps,
+			  const struct vf_em_macs *learned,
+			  struct vf_vport_mac *tbl, uint64_t end)
+{
+	const struct vf_em_plan *pl = &e->plan;
+	unsigned *reach;
+
 	reach = calloc(pl->num_members + 1, sizeof(*reach));
 	if (!reach)
-		goto out;
+		return -ENOMEM;
 	scan_tables(e, ps, reach, end);
 	ps->n = 0;
 	for (unsigned m = 0; m < pl->num_members; m++) {
@@ -951,8 +953,16 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 			vp->mac_n = e->st[m].num_macs;
 			vp->mac_known = true;
 		}
+	free(reach);
+	return 0;
+}
 
-	/* E: part 1 FORWARDING */
+/* E: part 1 FORWARDING. */
+static void set_forwarding(struct vf_em_state *e, struct pass *ps,
+			   uint64_t end)
+{
+	const struct vf_em_plan *pl = &e->plan;
+
 	ps->n = 0;
 	for (unsigned m = 0; m < pl->num_members; m++) {
 		const struct vf_em_member *mb = &pl->members[m];
@@ -985,8 +995,14 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 		st->link = e->scratch->eth_link_status;
 		e->eps[ps->r[k].ep].vp[ps->r[k].vport].ours = true;
 	}
+}
 
-	/* F: counters of every configured vport */
+/* F: the pass's tally, and the counters of every configured vport. */
+static void read_counters(struct vf_em_state *e, struct pass *ps,
+			  uint64_t end)
+{
+	const struct vf_em_plan *pl = &e->plan;
+
 	ps->n = 0;
 	for (unsigned m = 0; m < pl->num_members; m++) {
 		struct em_member_st *st = &e->st[m];
@@ -1028,8 +1044,36 @@ static void pass_members(struct vf_em_state *e, struct pass *ps,
 						 ps->r[k].resp_len, 0, &id,
 						 &st->ctr);
 	}
+}
+
+/*
+ * One pass over the plan's members, in batches of MADs: the endpoints'
+ * state, keys and readback (batch_*()), then B to F above.
+ */
+static void pass_members(struct vf_em_state *e, struct pass *ps,
+			 uint16_t sm_lid, uint64_t end)
+{
+	struct vf_em_macs *learned = learned_of(e);
+	struct vf_vport_mac *tbl = calloc(EM_MAX_TABLE, sizeof(*tbl));
+
+	if (!learned || !tbl)
+		goto out;
+	batch_probe(e, ps, sm_lid, end);
+	batch_key(e, ps, end);
+	batch_readback(e, ps, end);
+	read_members(e, ps, sm_lid, end);
+	if (poll_host_macs(e)) {
+		free(learned);
+		learned = learned_of(e);
+		if (!learned)
+			goto out;
+	}
+	set_vesws(e, ps, learned, tbl, end);
+	if (set_mac_tables(e, ps, learned, tbl, end))
+		goto out;
+	set_forwarding(e, ps, end);
+	read_counters(e, ps, end);
 out:
-	free(reach);
 	free(tbl);
 	free(learned);
 }
