@@ -3,7 +3,7 @@
  * Batches of asynchronous MADs of one management class, bound on OpenSM's
  * own port: at most a window in flight, answers matched by TID, each
  * request retried with a new TID after the class's timeout, the batch
- * bounded by a deadline.  Used by adaptive routing (plugin/ar.c, class
+ * bounded by a deadline.  Used by adaptive routing (plugin/ar_program.c, class
  * 0x0A) and the Ethernet Manager (plugin/em.c, class 0x3B).
  * Include after <opensm/osm_config.h>.
  */

@@ -45,7 +45,7 @@ struct vf_engine_ctx {
 	unsigned runs;		/* successful routings, for the log */
 };
 
-/* An OpenSM option the plugin overrides while it needs to (plugin/qos.c). */
+/* An OpenSM option the plugin overrides while it needs to (plugin/qos_program.c). */
 struct vf_opt_override {
 	bool on;			/* ours is in place */
 	int user, ours;			/* the value to put back; ours */
@@ -109,7 +109,7 @@ struct vf_plugin {
 	char *user_partitions;		/* OpenSM's partition_config_file as
 					 * configured (a copy) */
 	char *user_partitions_ptr;	/* and OpenSM's own pointer to it */
-	struct {			/* plugin/config.c */
+	struct {			/* plugin/plugin_config.c */
 		struct vf_file_stamp decided;	/* the version last applied
 						 * or refused */
 		bool have_decided;
@@ -126,7 +126,7 @@ struct vf_plugin {
 	 */
 	int64_t config_retry_ms;
 	/* when an AR_Key lease on a switch has run out (vf_now_ms), 0: none;
-	 * the watch thread then asks for a heavy sweep (plugin/ar.c) */
+	 * the watch thread then asks for a heavy sweep (plugin/ar_program.c) */
 	int64_t ar_sweep_ms;
 	struct vf_assignment assign;	/* automatic P_Keys/SLs, as cached */
 	bool assign_loaded;
@@ -148,7 +148,7 @@ struct vf_plugin {
 	struct vf_sa sa;		/* PathRecord/MCMemberRecord handlers */
 	struct vf_routing last;
 	struct vf_qos_state qos;
-	struct vf_ar_state *ar;		/* plugin/ar.c */
+	struct vf_ar_state *ar;		/* plugin/ar_program.c */
 	struct vf_em_state *em;		/* plugin/em.c */
 	struct vf_node_descs *descs;	/* plugin/nodedesc.c */
 	struct vf_metrics *metrics;	/* plugin/metrics.c; NULL: off */
@@ -264,7 +264,7 @@ void vf_partitions_free(struct vf_plugin *p);
 void vf_partitions_free_keys(struct vf_plugin *p);
 
 /*
- * vFabric QoS (plugin/qos.c).  create(): turn opt.qos on when the
+ * vFabric QoS (plugin/qos_program.c).  create(): turn opt.qos on when the
  * configuration has QoS VFs.  Heavy sweep
  * (after the plan, NULL when none was written): build the programme,
  * install or remove the engine callbacks, set or restore the options.
@@ -275,7 +275,7 @@ void vf_qos_heavy_sweep(struct vf_plugin *p, const struct vf_plan *plan);
 void vf_qos_routing_done(struct vf_plugin *p);
 
 /*
- * Adaptive routing (plugin/ar.c, docs/ar-protocol.md).  At SUBNET_UP
+ * Adaptive routing (plugin/ar_program.c, docs/ar-protocol.md).  At SUBNET_UP
  * after our engine routed (sweeper thread, no lock held, the new LFTs in
  * place): compute the AR tables of the last routing and program the
  * switches' agents, or tell them to stop when AR is off.  Bounded in

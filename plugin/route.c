@@ -245,7 +245,7 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	re->build_lid_matrices = build_lid_matrices;
 	re->ucast_build_fwd_tables = build_fwd_tables;
 	/*
-	 * update_sl2vl/update_vlarb: plugin/qos.c, only with QoS VFs.
+	 * update_sl2vl/update_vlarb: plugin/qos_program.c, only with QoS VFs.
 	 * path_sl stays NULL: under a vFabric policy our SA handlers choose
 	 * SLs; OpenSM's own handlers (no policy, or ours not installed) take
 	 * the SL from the partition's sl=, which the plan writes per VF, so

@@ -27,7 +27,7 @@
 #include "partition/plan.h"
 #include "partition/qos.h"
 #include "partition/query.h"
-#include "partition/traffic.h"
+#include "partition/vftraffic.h"
 #include "routing/netfile.h"
 #include "routing/vfjson.h"
 #include "sim/cfgcmd.h"

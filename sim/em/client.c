@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "common/mad.h"
-#include "sim/em/em.h"
+#include "sim/em/emtool.h"
 #include "sim/sa/samad.h"
 
 #define SA_ATTR_NODE_RECORD 0x0011

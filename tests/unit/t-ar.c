@@ -19,7 +19,7 @@
 #include "routing/engine.h"
 #include "routing/swgraph.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 #define LEAVES 4
 #define SPINES 3

@@ -11,7 +11,7 @@
 #include "routing/arflow.h"
 #include "routing/engine.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 /* A fabric with its shortestpath routes and fine-grained AR tables. */
 struct routed {

@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "routing/arhw.h"
-#include "tap.h"
+#include "taptest.h"
 
 static int all_are(const uint8_t *p, size_t from, size_t to, uint8_t v)
 {

@@ -10,7 +10,7 @@
 
 #include "routing/arproto.h"
 #include "routing/arselect.h"
-#include "tap.h"
+#include "taptest.h"
 
 static int zero_from(const uint8_t *p, size_t from, size_t to)
 {

@@ -27,7 +27,7 @@
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 #define NHOSTS 16
 #define MAXVF 8

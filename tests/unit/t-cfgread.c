@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "partition/load.h"
-#include "tap.h"
+#include "taptest.h"
 
 static char dir[] = "/tmp/t-cfgread-XXXXXX";
 

@@ -14,7 +14,7 @@
 #include "vnic/datapath.h"
 #include "vnic/dp-ema.h"
 #include "vnic/ema-agent.h"
-#include "tap.h"
+#include "taptest.h"
 
 #define MAX_MADS 4096
 

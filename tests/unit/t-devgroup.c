@@ -4,7 +4,7 @@
  * the first-listed-group rule of RoutingOrder.
  */
 #include "routing/devgroup.h"
-#include "tap.h"
+#include "taptest.h"
 
 /*
  * One switch with four CAs: "stor01 HCA-1" (2 ports), "cn0001 HCA-1",

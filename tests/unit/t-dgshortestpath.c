@@ -13,7 +13,7 @@
 #include "routing/log.h"
 #include "routing/routecheck.h"
 #include "tests/unit/fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 static const char *const stor_glob[] = { "stor*" };
 static const char *const cn_glob[] = { "cn*" };

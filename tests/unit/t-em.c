@@ -17,7 +17,7 @@
 #include "vnic/ema.h"
 #include "vnic/empolicy.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 static bool said(const struct vf_diag *d, const char *a, const char *b)
 {

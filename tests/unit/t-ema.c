@@ -15,7 +15,7 @@
 #include "vnic/ema-agent.h"
 #include "vnic/ema.h"
 #include "vnic/encap.h"
-#include "tap.h"
+#include "taptest.h"
 
 #define D VF_EMA_DATA
 #define FULL VF_EMA_MAD_SIZE

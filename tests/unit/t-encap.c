@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "vnic/encap.h"
-#include "tap.h"
+#include "taptest.h"
 
 static int bytes_are(const uint8_t *p, const char *hex)
 {

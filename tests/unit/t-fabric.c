@@ -4,7 +4,7 @@
 
 #include "routing/fabric.h"
 #include "routing/log.h"
-#include "tap.h"
+#include "taptest.h"
 
 static void quiet(void *ctx, enum vf_log_level level, const char *msg)
 {

@@ -12,7 +12,7 @@
 #include "routing/routecheck.h"
 #include "routing/swgraph.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 static void quiet(void *ctx, enum vf_log_level level, const char *msg)
 {

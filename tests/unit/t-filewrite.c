@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "partition/filewrite.h"
-#include "tap.h"
+#include "taptest.h"
 
 static char dir[32];
 

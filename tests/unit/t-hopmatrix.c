@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "routing/hopmatrix.h"
-#include "tests/unit/tap.h"
+#include "tests/unit/taptest.h"
 
 #define NOPE VF_HOPS_NONE
 

@@ -10,7 +10,7 @@
 
 #include "routing/lftdump.h"
 #include "routing/netfile.h"
-#include "tests/unit/tap.h"
+#include "tests/unit/taptest.h"
 
 
 static struct vf_fabric *load_fabric(const char *name)

@@ -11,7 +11,7 @@
 
 #include "routing/lftdump.h"
 #include "routing/lidkeep.h"
-#include "tap.h"
+#include "taptest.h"
 
 #define SW_GUID 0x100ull
 

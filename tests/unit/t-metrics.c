@@ -15,7 +15,7 @@
 
 #include "plugin/metrics.h"
 #include "routing/log.h"
-#include "tap.h"
+#include "taptest.h"
 
 static unsigned errors, infos;
 static char last[512];

@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "partition/ndpattern.h"
-#include "tap.h"
+#include "taptest.h"
 
 enum fm_verdict { FM_VALID, FM_INVALID, FM_UNDEFINED };
 

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "partition/ndpattern.h"
-#include "tap.h"
+#include "taptest.h"
 
 /*
  * Under -fsanitize=undefined, make any report fatal so that it fails the

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "routing/netfile.h"
-#include "tests/unit/tap.h"
+#include "tests/unit/taptest.h"
 
 
 static struct vf_fabric *parse(const char *text, unsigned lmc,

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "plugin/options.h"
-#include "tap.h"
+#include "taptest.h"
 
 static char last[512];
 static unsigned logged;

@@ -10,7 +10,7 @@
 #include "routing/partload.h"
 #include "routing/vfjson.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 /*
  * fat_tree(3, 2, 2): leaves L0 L1 L2 (switches 0-2), spines S0 S1; host

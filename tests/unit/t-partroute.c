@@ -19,7 +19,7 @@
 #include "routing/swgraph.h"
 #include "routing/tenancy.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 enum { A, B, S, ADMIN, NUM_CLASSES };
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "partition/pathsel.h"
-#include "tap.h"
+#include "taptest.h"
 
 /* The pairs as "s-d s-d ..." in LMC offsets from the bases 100 and 200. */
 static const char *pairs(enum vf_path_selection mode, unsigned m, int sfix,

@@ -15,7 +15,7 @@
 #include "partition/plan.h"
 #include "routing/netfile.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 static char tmpdir[] = "/tmp/t-pconf-XXXXXX";
 

@@ -14,7 +14,7 @@
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 #define HEAD "<Config><Common><Applications>" \
 	"<Application><Name>Any</Name><Select>UnmatchedServiceID</Select></Application>" \

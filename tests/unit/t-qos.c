@@ -14,7 +14,7 @@
 #include "partition/assign.h"
 #include "partition/qos.h"
 #include "partition/xmlconf.h"
-#include "tap.h"
+#include "taptest.h"
 
 #define HEAD "<Config><Common><Applications>" \
 	"<Application><Name>Any</Name><Select>UnmatchedServiceID</Select></Application>" \

@@ -11,7 +11,7 @@
 #include "partition/query.h"
 #include "partition/xmlconf.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 static const char config[] =
 	"<Config><Common><Applications>"

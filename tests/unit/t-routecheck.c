@@ -8,7 +8,7 @@
 
 #include "routing/routecheck.h"
 #include "routing/vfjson.h"
-#include "tests/unit/tap.h"
+#include "tests/unit/taptest.h"
 
 struct net {
 	struct vf_fabric *f;

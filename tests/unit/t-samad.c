@@ -12,7 +12,7 @@
 
 #include "common/mad.h"
 #include "sim/sa/samad.h"
-#include "tap.h"
+#include "taptest.h"
 
 /* Field by field: the struct has padding, whose bytes neither the
  * initializer nor the decoder sets (a memcmp of the two compared stack

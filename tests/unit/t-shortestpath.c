@@ -9,7 +9,7 @@
 #include "routing/engine.h"
 #include "routing/routecheck.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 static int route(const struct vf_fabric *f, struct vf_lfts *t)
 {

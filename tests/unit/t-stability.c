@@ -10,7 +10,7 @@
 #include "routing/engine.h"
 #include "routing/netfile.h"
 #include "routing/routecheck.h"
-#include "tap.h"
+#include "taptest.h"
 
 static struct vf_fabric *load(const char *name)
 {

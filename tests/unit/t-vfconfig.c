@@ -17,7 +17,7 @@
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
 #include "fabrics.h"
-#include "tap.h"
+#include "taptest.h"
 
 /* Some diagnostic contains all of the given substrings. */
 static bool said(const struct vf_diag *d, const char *a, const char *b)

@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "routing/vfjson.h"
-#include "tests/unit/tap.h"
+#include "tests/unit/taptest.h"
 
 /* s through vf_json_bytes, printed by json-c; malloc'ed. */
 static char *printed(const char *s)

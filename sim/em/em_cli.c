@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "sim/cmdhelp.h"
-#include "sim/em/em.h"
+#include "sim/em/emtool.h"
 
 #define COMMON_TEXT \
 	"authentication: --key HEX  the EM key every request carries.\n" \

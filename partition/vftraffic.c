@@ -4,9 +4,9 @@
 
 #include "partition/dgresolve.h"
 #include "partition/query.h"
-#include "partition/traffic.h"
+#include "partition/vftraffic.h"
 
-/* Each active VF's weight (see traffic.h). */
+/* Each active VF's weight (see vftraffic.h). */
 static void weigh(const struct vf_config *c, struct vf_traffic *t,
 		  const unsigned *vf_of)
 {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB) */
 /*
- * vfabric-em: what its files share.  cli.c parses the command line into
+ * vfabric-em: what its files share.  em_cli.c parses the command line into
  * struct em_opts; client.c talks EMA to endpoints and NodeRecord to the
  * SA over vfabric-sa's transport (sim/sa/transport.h); show.c reads
- * (probe, show, macs, counters), config.c writes (set, macset, delete)
+ * (probe, show, macs, counters), em_set.c writes (set, macset, delete)
  * and sends raw requests.
  */
-#ifndef VF_EM_H
-#define VF_EM_H
+#ifndef VF_EMTOOL_H
+#define VF_EMTOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -143,4 +143,4 @@ int cmd_delete(struct em *e, const struct em_opts *o);
 int cmd_raw(struct em *e, const struct em_opts *o);
 int cmd_key(struct em *e, const struct em_opts *o);
 
-#endif /* VF_EM_H */
+#endif /* VF_EMTOOL_H */

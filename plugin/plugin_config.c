@@ -41,7 +41,7 @@
 #include "partition/filewrite.h"
 #include "partition/load.h"
 #include "partition/sapolicy.h"
-#include "partition/traffic.h"
+#include "partition/vftraffic.h"
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "routing/log.h"
