@@ -54,7 +54,7 @@
 #include "plugin/plugin.h"
 #include "routing/ar.h"
 #include "routing/arproto.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define AR_WINDOW 16		/* requests in flight */
 #define AR_TIMEOUT_MS 300

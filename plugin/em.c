@@ -38,7 +38,7 @@
 #include "plugin/madbatch.h"
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define EM_WINDOW 16		/* requests in flight */
 #define EM_TIMEOUT_MS 1100	/* the endpoints' response time, 1.07 s */

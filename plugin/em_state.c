@@ -15,7 +15,7 @@
 #include "partition/filewrite.h"
 #include "plugin/em.h"
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 #include "routing/vfjson.h"
 
 #define STATE_FILE "vfabric-em-state.json"

@@ -10,7 +10,7 @@
 
 #include "partition/isolation.h"
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 void vf_partitions_fabric_warnings(struct vf_plugin *p,
 				   const struct vf_fabric *f, uint32_t sm_port)

@@ -34,7 +34,7 @@
 
 #include "plugin/plugin.h"
 #include "routing/hopmatrix.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 struct sw_index {
 	const osm_switch_t *sw;

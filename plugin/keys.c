@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define KEY_LINE 80
 

@@ -16,7 +16,7 @@
 
 #include "partition/filewrite.h"
 #include "plugin/metrics.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define P "opensm_vfabric_"
 

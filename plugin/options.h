@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "routing/devgroup.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 /* Default sa_record_budget: four of the largest PathRecord answers (65,536
  * records) a second for each requester port. */

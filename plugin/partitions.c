@@ -43,7 +43,7 @@
 #include "partition/sapolicy.h"
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define ASSIGN_FILE "opensm-vfabric.assign"
 #define VERIFY_RETRIES 3

@@ -18,7 +18,7 @@
 
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 /* Overridden only by the test build that checks a version mismatch. */
 #ifndef VF_OSM_VERSION

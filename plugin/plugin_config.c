@@ -44,7 +44,7 @@
 #include "partition/vftraffic.h"
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define LAST_GOOD_FILE "opensm-vfabric.last-good"
 #define LAST_GOOD_SOURCE "opensm-vfabric.last-good.source"

@@ -40,7 +40,7 @@
 #include <string.h>
 
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 /* The data VLs the tables of port p use: OperVLs, as OpenSM masks with. */
 static const struct vf_qos_port *tables_of(const struct vf_qos_state *st,

@@ -30,7 +30,7 @@
 
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 #include "routing/routecheck.h"
 
 /*

@@ -17,7 +17,7 @@
 #include "partition/sapolicy.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define VF_SA_CLASS_VERSION 2
 

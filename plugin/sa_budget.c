@@ -23,7 +23,7 @@
 
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define NUM_LIDS 0xc000		/* unicast LIDs; others share slot 0 */
 

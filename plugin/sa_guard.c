@@ -49,7 +49,7 @@
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define SLVL_ITEM_SIZE SA_ITEM_RESP_SIZE(slvl_rec)
 #define LFT_ITEM_SIZE SA_ITEM_RESP_SIZE(lft_rec)

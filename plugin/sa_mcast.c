@@ -35,7 +35,7 @@
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define MCM(bit) ((uint64_t)1 << (bit))
 enum {	/* MCMemberRecord component mask bits (IBA 15.2.5.17) */

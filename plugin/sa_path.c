@@ -52,7 +52,7 @@
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 #define MAX_RECORDS 65536	/* per answer: 4 MiB of records */
 #define MAX_SWITCHES 64		/* a longer walk is a routing loop */

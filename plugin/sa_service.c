@@ -29,7 +29,7 @@
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
 #include "plugin/sa.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 /* Why the request must be refused, or NULL; under OpenSM's lock. */
 static const char *refusal(osm_subn_t *subn, osm_log_t *log,

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 struct guid_index {
 	uint64_t guid;

@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "plugin/plugin.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 struct vf_watch {
 	struct vf_plugin *p;

@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #include "fabric.h"
-#include "log.h"
+#include "common/log.h"
 
 #define VF_AR_NO_GROUP 0xff
 #define VF_AR_MAX_GROUPS 255	/* PortGroupCap fits a byte */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "classbest.h"
-#include "log.h"
+#include "common/log.h"
 #include "partload.h"
 
 /* Every class's busiest link into max[] (management classes: 0). */

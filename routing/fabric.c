@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "fabric.h"
-#include "log.h"
+#include "common/log.h"
 
 struct vf_fabric *vf_fabric_create(void)
 {

@@ -63,7 +63,7 @@
 
 #include "classbest.h"
 #include "engine.h"
-#include "log.h"
+#include "common/log.h"
 #include "sticky.h"
 #include "swgraph.h"
 

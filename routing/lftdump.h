@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "fabric.h"
-#include "log.h"
+#include "common/log.h"
 
 /* Write every switch's LFT in opensm-lfts.dump format. */
 int vf_lftdump_write(FILE *out, const struct vf_fabric *f,

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "fabric.h"
-#include "log.h"
+#include "common/log.h"
 
 /* One port's LIDs: base_lid .. base_lid + num - 1. */
 struct vf_lid_keep {

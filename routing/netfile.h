@@ -15,7 +15,7 @@
 
 #include "fabric.h"
 #include "lidkeep.h"
-#include "log.h"
+#include "common/log.h"
 
 /*
  * Parse a net file and return a finalized fabric.  Ports that the file gives

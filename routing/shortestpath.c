@@ -66,7 +66,7 @@
 #include "classbest.h"
 #include "devgroup.h"
 #include "engine.h"
-#include "log.h"
+#include "common/log.h"
 #include "swgraph.h"
 
 struct sp_ctx {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "common/log.h"
 #include "sticky.h"
 
 struct guid_sw {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "log.h"
+#include "common/log.h"
 #include "tenancy.h"
 
 static const char *const mode_names[] = {

@@ -21,7 +21,7 @@
 #include "routing/engine.h"
 #include "routing/lftdump.h"
 #include "routing/lidkeep.h"
-#include "routing/log.h"
+#include "common/log.h"
 #include "routing/vfjson.h"
 #include "sim/arsimcmd.h"
 #include "sim/progress.h"

@@ -13,7 +13,7 @@
 
 #include "routing/fabric.h"
 #include "routing/lidkeep.h"
-#include "routing/log.h"
+#include "common/log.h"
 
 /* The argument that means "read the subnet": --topo live, --lfts live. */
 #define VF_LIVE "live"

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "routing/log.h"
+#include "common/log.h"
 #include "sim/progress.h"
 
 #define TICK_NS 200000000L	/* redraw every 0.2 s */

@@ -19,7 +19,7 @@ enum vf_progress_mode {
 
 #include <stdbool.h>
 
-#include "routing/log.h"
+#include "common/log.h"
 
 /* Decide whether to show progress. */
 void vf_progress_setup(enum vf_progress_mode mode);

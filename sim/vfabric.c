@@ -22,7 +22,7 @@
 #include "routing/engine.h"
 #include "routing/lftdump.h"
 #include "routing/lidkeep.h"
-#include "routing/log.h"
+#include "common/log.h"
 #include "routing/netfile.h"
 #include "routing/partload.h"
 #include "routing/routecheck.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "routing/devgroup.h"
-#include "routing/log.h"
+#include "common/log.h"
 #include "routing/routecheck.h"
 #include "tests/unit/fabrics.h"
 #include "taptest.h"

@@ -3,7 +3,7 @@
 #include <errno.h>
 
 #include "routing/fabric.h"
-#include "routing/log.h"
+#include "common/log.h"
 #include "taptest.h"
 
 static void quiet(void *ctx, enum vf_log_level level, const char *msg)

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "plugin/metrics.h"
-#include "routing/log.h"
+#include "common/log.h"
 #include "taptest.h"
 
 static unsigned errors, infos;

@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "log.h"
+#include "common/log.h"
 
 static vf_log_sink log_sink;
 static void *log_ctx;
