@@ -8,7 +8,7 @@
 #include "partition/fmmgmt.h"
 #include "partition/isolation.h"
 #include "partition/mcfit.h"
-#include "partition/ndpattern.h"
+#include "common/ndpattern.h"
 
 void vf_config_init(struct vf_config *c)
 {

@@ -5,7 +5,7 @@
 
 #include "partition/dgresolve.h"
 #include "partition/pconfstock.h"
-#include "partition/ndpattern.h"
+#include "common/ndpattern.h"
 
 static void set_bit(struct vf_dg_members *m, unsigned g, uint32_t p)
 {

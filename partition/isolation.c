@@ -7,7 +7,7 @@
 #include "partition/dgresolve.h"
 #include "partition/fmmgmt.h"
 #include "partition/isolation.h"
-#include "partition/ndpattern.h"
+#include "common/ndpattern.h"
 
 #define LIST_MAX 160	/* characters of a group list in a message */
 

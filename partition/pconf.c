@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "partition/ndpattern.h"
+#include "common/ndpattern.h"
 #include "partition/pconf.h"
 #include "partition/pconfstock.h"
 #include "partition/values.h"

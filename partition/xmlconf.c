@@ -11,7 +11,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "partition/ndpattern.h"
+#include "common/ndpattern.h"
 #include "partition/pathsel.h"
 #include "partition/values.h"
 #include "partition/xmlconf.h"

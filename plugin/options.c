@@ -5,10 +5,12 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/ndpattern.h"
 #include "options.h"
 #include "partition/pathsel.h"
 #include "routing/tenancy.h"
@@ -17,9 +19,12 @@ static void dg_def_free(struct vf_dg_def *d)
 {
 	free(d->name);
 	free(d->guids.guids);
-	for (unsigned i = 0; i < d->num_patterns; i++)
+	for (unsigned i = 0; i < d->num_patterns; i++) {
 		free(d->patterns[i]);
+		vf_ndpat_free(d->compiled[i]);
+	}
 	free(d->patterns);
+	free(d->compiled);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -145,20 +150,30 @@ static bool good_dg_name(const char *name)
 	return true;
 }
 
-/* One item of a dg_ list (len bytes at item) into d; 0 or -errno. */
-static int add_dg_item(struct vf_dg_def *d, const char *item, size_t len)
+/*
+ * One item of a dg_ list (len bytes at item) into d; 0 or -errno, and for
+ * a pattern that does not compile, why (size bytes) says so.
+ */
+static int add_dg_item(struct vf_dg_def *d, const char *item, size_t len,
+		       char *why, size_t size)
 {
-	char *text = strndup(item, len), *end;
+	char *text = strndup(item, len), *end, err[96];
 	uint64_t guid;
+	int rc;
 
 	if (!text)
 		return -ENOMEM;
 	if (!strncmp(text, "desc:", 5)) {
-		if (!text[5]) {
-			free(text);
-			return -EINVAL;
-		}
 		memmove(text, text + 5, len - 4);
+		rc = vf_ndpat_compile(text, &d->compiled[d->num_patterns], err,
+				      sizeof(err));
+		if (rc) {
+			if (rc == -EINVAL)
+				snprintf(why, size, "NodeDesc pattern '%.32s': %.96s",
+					 text, err);
+			free(text);
+			return rc;
+		}
 		d->patterns[d->num_patterns++] = text;
 		return 0;
 	}
@@ -174,7 +189,8 @@ static int add_dg_item(struct vf_dg_def *d, const char *item, size_t len)
 }
 
 /* Parse "item,item,..." into d (zeroed by the caller); 0 or -errno. */
-static int parse_dg_items(const char *items, struct vf_dg_def *d)
+static int parse_dg_items(const char *items, struct vf_dg_def *d,
+			  char *why, size_t size)
 {
 	unsigned n = 1;
 	int rc = 0;
@@ -183,12 +199,13 @@ static int parse_dg_items(const char *items, struct vf_dg_def *d)
 		n += *p == ',';
 	d->guids.guids = calloc(n, sizeof(*d->guids.guids));
 	d->patterns = calloc(n, sizeof(*d->patterns));
-	if (!d->guids.guids || !d->patterns)
+	d->compiled = calloc(n, sizeof(*d->compiled));
+	if (!d->guids.guids || !d->patterns || !d->compiled)
 		return -ENOMEM;
 	while (!rc) {
 		size_t len = strcspn(items, ",");
 
-		rc = len ? add_dg_item(d, items, len) : -EINVAL;
+		rc = len ? add_dg_item(d, items, len, why, size) : -EINVAL;
 		if (!items[len])
 			break;
 		items += len + 1;
@@ -213,10 +230,12 @@ int vf_options_set_dg(struct vf_options *o, const char *name,
 	struct vf_dg_def d = { 0 }, *old, *grown;
 	int rc;
 
+	o->dg_why[0] = '\0';
 	if (!good_dg_name(name))
 		return -EINVAL;
 	d.name = strdup(name);
-	rc = d.name ? parse_dg_items(items, &d) : -ENOMEM;
+	rc = d.name ? parse_dg_items(items, &d, o->dg_why, sizeof(o->dg_why)) :
+		      -ENOMEM;
 	if (rc) {
 		dg_def_free(&d);
 		return rc;
@@ -284,7 +303,8 @@ int vf_options_resolve_order(struct vf_options *o, const char **unknown)
 		o->routing_order[i] = (struct vf_devgroup) {
 			.name = d->name,
 			.guids = { d->guids.guids, d->guids.count },
-			.desc_patterns = (const char *const *)d->patterns,
+			.desc_patterns =
+				(const struct vf_ndpat *const *)d->compiled,
 			.num_patterns = d->num_patterns,
 		};
 	}
@@ -634,10 +654,12 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 	}
 	if (rc)
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: bad value '%s' for %s; default kept%s",
+		       "ERR VF0102: event_plugin_options: bad value '%s' for %s; default kept%s%s%s",
 		       is_key(key) ? "<hidden>" : val, key,
 		       is_key(key) ? " (want 1-16 hex digits; 0 = a random key)" :
-		       "");
+		       "",
+		       !strncmp(key, "dg_", 3) && o->dg_why[0] ? ": " : "",
+		       !strncmp(key, "dg_", 3) ? o->dg_why : "");
 	return rc;
 }
 

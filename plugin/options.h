@@ -44,12 +44,14 @@ struct vf_guid_list {
 
 /*
  * dg_<name>=<item>,...: a device group.  An item is a NodeGUID or PortGUID
- * (0x...) or desc:<glob>, a NodeDesc pattern (fnmatch(3)).
+ * (0x...) or desc:<pattern>, a NodeDesc pattern in the vFabric file's
+ * syntax and meaning (common/ndpattern.h: one matcher for both).
  */
 struct vf_dg_def {
 	char *name;
 	struct vf_guid_list guids;	/* NodeGUIDs and PortGUIDs, sorted */
-	char **patterns;
+	char **patterns;		/* as written, without desc: */
+	struct vf_ndpat **compiled;	/* the same, compiled */
 	unsigned num_patterns;
 };
 
@@ -132,6 +134,9 @@ struct vf_options {
 	struct vf_guid_list route_last;	/* fattree RouteLast */
 	struct vf_dg_def *dgs;		/* dg_<name>=, as defined */
 	unsigned num_dgs;
+	/* why the last dg_ was refused, when a pattern was: "NodeDesc pattern
+	 * 'x': column N: what", else empty */
+	char dg_why[160];
 	/* routing_order=a:b:..., the names as given (in order_text) */
 	char *order_text;
 	const char *order_names[VF_DG_MAX_ORDER];

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
-#include <fnmatch.h>
-
 #include "devgroup.h"
+
+static bool pattern_has(const struct vf_ndpat *pat, const char *desc,
+			unsigned port)
+{
+	unsigned lo, hi;
+
+	if (!vf_ndpat_match(pat, desc))
+		return false;
+	return !vf_ndpat_ports(pat, &lo, &hi) || (port >= lo && port <= hi);
+}
 
 bool vf_devgroup_has_port(const struct vf_fabric *f,
 			  const struct vf_devgroup *g, uint32_t p)
@@ -13,7 +21,8 @@ bool vf_devgroup_has_port(const struct vf_fabric *f,
 	    vf_guid_set_has(&g->guids, port->guid))
 		return true;
 	for (unsigned i = 0; i < g->num_patterns; i++)
-		if (!fnmatch(g->desc_patterns[i], vf_node_desc(f, node), 0))
+		if (pattern_has(g->desc_patterns[i], vf_node_desc(f, node),
+				port->num))
 			return true;
 	return false;
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 
+#include "common/ndpattern.h"
 #include "engine.h"
 #include "fabric.h"
 
@@ -22,14 +23,18 @@ struct vf_devgroup {
 	const char *name;
 	/* NodeGUIDs and PortGUIDs, mixed, sorted ascending */
 	struct vf_guid_set guids;
-	/* NodeDesc shell-glob patterns (fnmatch(3), case-sensitive) */
-	const char *const *desc_patterns;
+	/*
+	 * NodeDesc patterns, compiled (common/ndpattern.h: the vFabric
+	 * file's syntax and meaning, a :[lo-hi] port range included)
+	 */
+	const struct vf_ndpat *const *desc_patterns;
 	unsigned num_patterns;
 };
 
 /*
  * Port index p is a member of g: its node's GUID or its own PortGUID is in
- * g's set, or its node's NodeDesc matches one of g's patterns.  Says
+ * g's set, or its node's NodeDesc matches one of g's patterns (and its
+ * port number the pattern's port range, if it has one).  Says
  * nothing about switches in particular: callers decide what their port 0
  * means.
  */

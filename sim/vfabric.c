@@ -76,7 +76,8 @@ static const char usage_text[] =
 	"        others (e.g. storage), by node or port GUID.\n"
 	"        dgshortestpath: --dg defines a device group NAME (letters,\n"
 	"        digits, _ - .) of node or port GUIDs (0x...) and NodeDesc\n"
-	"        patterns (desc:GLOB, e.g. desc:stor*); repeat it for more\n"
+	"        patterns (desc:PATTERN as in a vFabric file's NodeDesc, e.g.\n"
+	"        desc:stor*, desc:cn[1-64]*); repeat it for more\n"
 	"        groups.  --routing-order lists up to 8 of them: end ports\n"
 	"        are routed group by group (first listed group wins), then\n"
 	"        those in no group, each in shortestpath's order (by the\n"
@@ -277,8 +278,10 @@ static int parse_dg(struct cli *c, const char *arg)
 		return bad_usage("out of memory");
 	rc = vf_options_set_dg(&c->groups, name, eq + 1);
 	free(name);
+	if (rc == -EINVAL && c->groups.dg_why[0])
+		return bad_usage("--dg %s: %s", arg, c->groups.dg_why);
 	if (rc == -EINVAL)
-		return bad_usage("--dg %s: NAME is letters, digits, '_', '-', '.'; each ITEM a GUID (0x...) or desc:GLOB, separated by commas",
+		return bad_usage("--dg %s: NAME is letters, digits, '_', '-', '.'; each ITEM a GUID (0x...) or desc:PATTERN, separated by commas",
 				 arg);
 	return rc ? bad_usage("out of memory") : 0;
 }

@@ -1,10 +1,24 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * Device group membership: by NodeGUID, by PortGUID, by NodeDesc glob, and
- * the first-listed-group rule of RoutingOrder.
+ * Device group membership: by NodeGUID, by PortGUID, by NodeDesc pattern
+ * (the vFabric file's, common/ndpattern.h), and the first-listed-group
+ * rule of RoutingOrder.
  */
 #include "routing/devgroup.h"
 #include "taptest.h"
+
+/* Compiled patterns (NULL: did not compile), freed at the end. */
+static struct vf_ndpat *kept[16];
+static unsigned num_kept;
+
+static const struct vf_ndpat *pat(const char *text)
+{
+	struct vf_ndpat *p = NULL;
+
+	if (num_kept < 16 && !vf_ndpat_compile(text, &p, NULL, 0))
+		kept[num_kept++] = p;
+	return p;
+}
 
 /*
  * One switch with four CAs: "stor01 HCA-1" (2 ports), "cn0001 HCA-1",
@@ -56,22 +70,31 @@ static void test_guids(const struct vf_fabric *f)
 
 static void test_patterns(const struct vf_fabric *f)
 {
-	static const char *const stor[] = { "stor*" };
-	static const char *const range[] = { "cn00[0-4]?*" };
-	static const char *const two[] = { "admin?", "admin? *" };
+	const struct vf_ndpat *stor[] = { pat("stor*") };
+	const struct vf_ndpat *range[] = { pat("cn00[01-42]*") };
+	const struct vf_ndpat *digit[] = { pat("cn00[0-4]?*") };
+	const struct vf_ndpat *two[] = { pat("admin1"), pat("admin? *") };
+	const struct vf_ndpat *port2[] = { pat("stor* HCA-1:[2-2]") };
 	struct vf_devgroup g = { "storage", { NULL, 0 }, stor, 1 };
 
+	OK(stor[0] && range[0] && digit[0] && two[0] && two[1] && port2[0],
+	   "the patterns compile");
 	OK(vf_devgroup_has_port(f, &g, port_of(f, "stor01 HCA-1", 2)),
 	   "stor* matches the storage node");
 	OK(!vf_devgroup_has_port(f, &g, port_of(f, "cn0001 HCA-1", 1)),
 	   "stor* does not match a compute node");
 	g.desc_patterns = range;
-	OK(vf_devgroup_has_port(f, &g, port_of(f, "cn0001 HCA-1", 1)),
-	   "cn00[0-4]?* matches cn0001");
-	OK(vf_devgroup_has_port(f, &g, port_of(f, "cn0042 HCA-1", 1)),
-	   "cn00[0-4]?* matches cn0042");
-	OK(!vf_devgroup_has_port(f, &g, port_of(f, "stor01 HCA-1", 1)),
-	   "cn00[0-4]?* does not match stor01");
+	OK(vf_devgroup_has_port(f, &g, port_of(f, "cn0001 HCA-1", 1)) &&
+	   vf_devgroup_has_port(f, &g, port_of(f, "cn0042 HCA-1", 1)) &&
+	   !vf_devgroup_has_port(f, &g, port_of(f, "stor01 HCA-1", 1)),
+	   "cn00[01-42]* matches cn0001 and cn0042, not stor01");
+	g.desc_patterns = digit;
+	OK(!vf_devgroup_has_port(f, &g, port_of(f, "cn0001 HCA-1", 1)) &&
+	   !vf_devgroup_has_port(f, &g, port_of(f, "cn0042 HCA-1", 1)),
+	   "cn00[0-4]?* is the FM's pattern, not a shell glob: [0-4] takes "
+	   "the whole run of digits (01, 42), and one with a leading zero must "
+	   "be as wide as the low end: neither cn0001 nor cn0042 (a glob "
+	   "took both)");
 	g.desc_patterns = two;
 	g.num_patterns = 2;
 	OK(vf_devgroup_has_port(f, &g, port_of(f, "admin1 HCA-1", 1)),
@@ -81,12 +104,16 @@ static void test_patterns(const struct vf_fabric *f)
 	   "a pattern matches the whole NodeDesc, not a prefix");
 	OK(!vf_devgroup_has_port(f, &g, vf_fabric_port(f, 0, 0)),
 	   "the switch's NodeDesc does not match");
+	g.desc_patterns = port2;
+	OK(vf_devgroup_has_port(f, &g, port_of(f, "stor01 HCA-1", 2)) &&
+	   !vf_devgroup_has_port(f, &g, port_of(f, "stor01 HCA-1", 1)),
+	   "a port range :[2-2] takes port 2 of the node, not port 1");
 }
 
 static void test_first(const struct vf_fabric *f)
 {
-	static const char *const cn[] = { "cn*" };
-	static const char *const all[] = { "*" };
+	const struct vf_ndpat *cn[] = { pat("cn*") };
+	const struct vf_ndpat *all[] = { pat("*") };
 	static const uint64_t guids[] = { 0x1011 };
 	const struct vf_devgroup order[] = {
 		{ "one", { guids, 1 }, NULL, 0 },
@@ -117,5 +144,7 @@ int main(void)
 	test_patterns(f);
 	test_first(f);
 	vf_fabric_destroy(f);
+	while (num_kept)
+		vf_ndpat_free(kept[--num_kept]);
 	return tap_done();
 }

@@ -15,10 +15,9 @@
 #include "tests/unit/fabrics.h"
 #include "taptest.h"
 
-static const char *const stor_glob[] = { "stor*" };
-static const char *const cn_glob[] = { "cn*" };
-static const char *const admin_glob[] = { "admin*" };
-static const char *const all_glob[] = { "*" };
+/* NodeDesc patterns, compiled in main() (common/ndpattern.h) */
+static const struct vf_ndpat *stor_glob[1], *cn_glob[1], *admin_glob[1],
+			     *all_glob[1];
 
 static const struct vf_devgroup storage = { "storage", { NULL, 0 },
 					    stor_glob, 1 };
@@ -378,14 +377,32 @@ static void test_no_order_is_shortestpath(void)
 		same_tables(golden_fabric(nets[i]), nets[i]);
 }
 
+static const struct vf_ndpat *compiled(const char *text)
+{
+	struct vf_ndpat *p = NULL;
+
+	return vf_ndpat_compile(text, &p, NULL, 0) ? NULL : p;
+}
+
 int main(void)
 {
+	const struct vf_ndpat **globs[] = { stor_glob, cn_glob, admin_glob,
+					    all_glob };
+
 	vf_log_set_level(VF_LOG_WARN);
+	stor_glob[0] = compiled("stor*");
+	cn_glob[0] = compiled("cn*");
+	admin_glob[0] = compiled("admin*");
+	all_glob[0] = compiled("*");
+	OK(stor_glob[0] && cn_glob[0] && admin_glob[0] && all_glob[0],
+	   "the groups' NodeDesc patterns compile");
 	test_order();
 	test_storage_first();
 	test_lmc();
 	test_deterministic();
 	test_too_many();
 	test_no_order_is_shortestpath();
+	for (unsigned i = 0; i < 4; i++)
+		vf_ndpat_free((struct vf_ndpat *)globs[i][0]);
 	return tap_done();
 }

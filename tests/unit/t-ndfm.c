@@ -6,7 +6,7 @@
  * isNumberInRange and sm_partMgr.c): it writes the pattern as a POSIX
  * extended expression, runs glibc's regcomp(REG_EXTENDED) / regexec with
  * ten match slots, and range-checks the captured digits with the FM's
- * leading-zero arithmetic.  It shares no code with partition/ndpattern.c,
+ * leading-zero arithmetic.  It shares no code with common/ndpattern.c,
  * which matches without any regex engine.
  *
  * For every random pattern: the model says valid, invalid, or undefined
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "partition/ndpattern.h"
+#include "common/ndpattern.h"
 #include "taptest.h"
 
 enum fm_verdict { FM_VALID, FM_INVALID, FM_UNDEFINED };

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <time.h>
 
-#include "partition/ndpattern.h"
+#include "common/ndpattern.h"
 #include "taptest.h"
 
 /*

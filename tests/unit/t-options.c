@@ -37,9 +37,11 @@ static void test_groups(void)
 	OK(o.routing_order[0].guids.guids[0] == 0x10 &&
 	   o.routing_order[0].guids.guids[1] == 0x20, "kept sorted");
 	EQ_U(o.routing_order[0].num_patterns, 1, "storage: one pattern");
-	EQ_S(o.routing_order[0].desc_patterns[0], "stor*", "without desc:");
+	EQ_S(vf_ndpat_text(o.routing_order[0].desc_patterns[0]), "stor*",
+	     "without desc:");
 	EQ_U(o.routing_order[1].num_patterns, 2, "admin: two patterns");
-	EQ_S(o.routing_order[1].desc_patterns[1], "mgmt?", "second pattern");
+	EQ_S(vf_ndpat_text(o.routing_order[1].desc_patterns[1]), "mgmt?",
+	     "second pattern");
 
 	EQ_U(vf_options_parse(&o, "dg_storage=0x30"), 0, "redefine a group");
 	EQ_U(o.num_dgs, 2, "replaced, not added");
@@ -60,6 +62,16 @@ static void test_groups(void)
 	OK(o.dgs[0].guids.count == 1 && o.dgs[0].guids.guids[0] == 0x30,
 	   "a bad redefinition keeps the previous group");
 	EQ_U(o.num_routing_order, 2, "the order still stands");
+
+	/* one NodeDesc matcher: dg_ patterns are the vFabric file's */
+	logged = 0;
+	EQ_U(vf_options_parse(&o, "dg_storage=desc:stor[a-c]*"), 1,
+	     "a shell glob's character class is no NodeDesc pattern");
+	OK(logged == 1 && strstr(last, "ERR VF0102") &&
+	   strstr(last, "NodeDesc pattern 'stor[a-c]*': column "),
+	   "refused, with the pattern and the column at fault");
+	OK(o.dgs[0].guids.count == 1 && o.dgs[0].guids.guids[0] == 0x30,
+	   "the previous group stands");
 
 	logged = 0;
 	EQ_U(vf_options_parse(&o, "routing_order= routing_order=a::b "

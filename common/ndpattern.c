@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partition/ndpattern.h"
+#include "common/ndpattern.h"
 
 #define NDPAT_MAX_LEN 63	/* characters the FM keeps of a pattern */
 #define NDPAT_MAX_TEXT 64	/* ... and the most its parser takes */
