@@ -41,7 +41,7 @@ obj() {
 	echo "$o"
 }
 
-# the three libraries as archives: each target links what it uses
+# the four libraries as archives: each target links what it uses
 lib() {
 	name=$1; shift
 	objs=
@@ -57,7 +57,8 @@ cd "$src" || exit 1
 lib routing routing/*.c || exit 1
 lib partition partition/*.c || exit 1
 lib vnic vnic/*.c || exit 1
-libs="$out/libvnic.a $out/libpartition.a $out/librouting.a $XML_LIBS ${JSONC_LIBS:-} -lm"
+lib common common/*.c || exit 1
+libs="$out/libvnic.a $out/libpartition.a $out/librouting.a $out/libcommon.a $XML_LIBS ${JSONC_LIBS:-} -lm"
 
 fail=0
 for t in ${FUZZ_TARGETS:?}; do
