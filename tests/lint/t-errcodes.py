@@ -20,25 +20,13 @@ import sys
 
 TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(
     __file__)), "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "sim"))
+import vfsim  # noqa: E402
 SOURCE_DIRS = ("plugin", "partition", "routing", "sim", "vnic", "common")
 LOGGED = re.compile(r'"[^"\n]*ERR VF(\d{4})(.?.?)')
 NAMED = re.compile(r"\bVF(\d{4})\b")
 ROW = re.compile(r"^\| VF(\d{4}) \| (\d+) \| (.+) \| (.+) \|$")
 PARTS = re.compile(r"^Parts: (.*?)\. \(", re.S | re.M)
-
-n = 0
-failed = 0
-
-
-def ok(cond, what, detail=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {what}")
-    if not cond:
-        failed += 1
-        for line in detail.splitlines():
-            print(f"#   {line}")
-
 
 def files(dirs, exts):
     for d in dirs:
@@ -94,6 +82,8 @@ def named_codes():
 
 
 def main():
+    tap = vfsim.Tap()
+    ok = tap.ok
     sites = logged_codes()
     rows, parts = registry()
     ok(len(sites) > 40 and len(rows) > 40,
@@ -115,9 +105,8 @@ def main():
     for code, where in sorted(named_codes().items()):
         ok(code in rows, f"VF{code}, named in {where[0]}, is registered",
            "\n".join(where))
-    print(f"1..{n}")
-    return 1 if failed else 0
+    tap.done()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -18,6 +18,10 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "sim"))
+import vfsim  # noqa: E402
+
 BUILD = os.environ.get("top_builddir", os.getcwd())
 LIBS = os.path.join(BUILD, "plugin", ".libs")
 # one function of each file the plugin must not carry, and who has it
@@ -36,20 +40,6 @@ TOOL_ONLY = {
     "vf_tap_close": "sim/vnic-endpoint",
 }
 
-n = 0
-failed = 0
-
-
-def ok(cond, what, detail=""):
-    global n, failed
-    n += 1
-    print(f"{'' if cond else 'not '}ok {n} - {what}")
-    if not cond:
-        failed += 1
-        for line in detail.splitlines():
-            print(f"#   {line}")
-
-
 def functions(path):
     """The functions an ELF file defines (its full symbol table)."""
     out = subprocess.run(["nm", "--defined-only", path],
@@ -59,12 +49,13 @@ def functions(path):
 
 
 def main():
+    tap = vfsim.Tap()
+    ok = tap.ok
     plugin = os.path.join(LIBS, "libvfabric.so")
     hooks = os.path.join(LIBS, "libvfabric-testhooks.so")
     if not os.path.exists(plugin) or not os.path.exists(hooks):
-        print(f"1..0 # SKIP {plugin} or {hooks} not built (make check "
-              "builds them)")
-        return 0
+        tap.skip_all(f"{plugin} or {hooks} not built (make check builds "
+                     "them)")
     with open(plugin, "rb") as fh:
         in_plugin = b"VFABRIC_TEST_" in fh.read()
     with open(hooks, "rb") as fh:
@@ -81,9 +72,8 @@ def main():
             have[tool] = functions(os.path.join(BUILD, tool))
         ok(name in have[tool] and name not in ours,
            f"{name} is in {tool}, not in the plugin")
-    print(f"1..{n}")
-    return 1 if failed else 0
+    tap.done()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
