@@ -37,20 +37,24 @@ render() { groff -man -Tascii -rLL=2000n -rHY=0 -P-cbou "$1" 2>/dev/null; }
 commands() {
 	case $1 in
 	vfabric) src=$top/sim/vfabric.c pat='cmd_|vf_cmd_' ;;
-	vfabric-sa) src=$top/sim/sa/cli.c pat='OPTS_COMMON' ;;
-	vfabric-em) src=$top/sim/em/cli.c pat='COMMON' ;;
+	vfabric-sa) src=$top/sim/sa/sa_cli.c pat='OPTS_COMMON' ;;
+	vfabric-em) src=$top/sim/em/em_cli.c pat='COMMON' ;;
 	esac
 	sed -n -E "s/^[[:space:]]*\{ \"([a-z-]+)\", ($pat).*/\1/p" "$src"
 }
 
 # (a) lint
+# (ok() reads the status of the command before it: a $(...) in its
+# arguments would run after that command and hide it, so names and
+# counts are taken first)
 for p in vfabric vfabric-sa vfabric-em opensm-vfabric.7; do
 	f=$(page "$p")
+	name=$(basename "$f")
 	out=$(groff -man -ww -z "$f" 2>&1) && [ -z "$out" ]
-	ok "$(basename "$f"): groff -man -ww has no warning" "$out"
+	ok "$name: groff -man -ww has no warning" "$out"
 	if command -v mandoc > /dev/null; then
 		out=$(mandoc -T lint -W warning "$f" 2>&1) && [ -z "$out" ]
-		ok "$(basename "$f"): mandoc -T lint has no warning" "$out"
+		ok "$name: mandoc -T lint has no warning" "$out"
 	fi
 done
 
@@ -59,8 +63,9 @@ for t in $tools; do
 	text=$tmp/$t.txt
 	render "$(page "$t")" > "$text"
 	cmds=$(commands "$t")
+	shown=$(echo $cmds)
 	[ -n "$cmds" ]
-	ok "$t: the commands are found in its source ($(echo $cmds))"
+	ok "$t: the commands are found in its source ($shown)"
 
 	# (c) --version
 	out=$("$exe" --version 2>&1) &&
@@ -99,8 +104,9 @@ done
 render "$top/man/opensm-vfabric.7" > "$tmp/plugin.txt"
 keys=$(sed -n '/^static int apply(/,/^}/p' "$top/plugin/options.c" |
 	sed -n -E 's/.*strn?cmp\(key, "([a-z_]+)".*/\1/p')
-[ "$(echo "$keys" | wc -w)" -ge 30 ]
-ok "plugin/options.c's apply() has its settings ($(echo "$keys" | wc -w))"
+count=$(echo "$keys" | wc -w)
+[ "$count" -ge 30 ]
+ok "plugin/options.c's apply() has its settings ($count)"
 missing=
 for k in $keys; do
 	case $k in
