@@ -14,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vnic/ema-agent.h"
 #include "vnic/ema.h"
 #include "vnic/empolicy.h"
 

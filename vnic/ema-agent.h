@@ -22,10 +22,6 @@
 #include "routing/mgmtkey.h"
 #include "vport.h"
 
-#define VF_EMA_MAX_VPORTS 8	/* per physical port: one netdev each, a
-				 * handful is what a host uses; Omni-Path
-				 * allows 255 */
-#define VF_EMA_MAX_HOST_MACS 128	/* per list: 5 MADs of 29 */
 #define VF_EMA_RESP_TIME 18	/* 4.096 us << 18 = 1.07 s */
 #define VF_EMA_TRAP_WINDOW_MS 1074	/* the same 1.07 s, rounded up */
 #define VF_EMA_TRAP_BURST 5		/* traps per window and vport */

@@ -36,6 +36,12 @@
 #define VF_EMA_BASE_VERSION 1
 #define VF_EMA_CLASS_VERSION 1
 #define VF_EMA_OUI 0x00066Au
+/* What an endpoint offers and the EM may ask of one (both sides: the
+ * plugin links the codec, not the agent) */
+#define VF_EMA_MAX_VPORTS 8	/* per physical port: one netdev each, a
+				 * handful is what a host uses; Omni-Path
+				 * allows 255 */
+#define VF_EMA_MAX_HOST_MACS 128	/* per list: 5 MADs of 29 */
 #define VF_EMA_MAD_SIZE 256
 #define VF_EMA_USED 224			/* bytes that carry anything */
 #define VF_EMA_OUI_OFF 37
