@@ -195,11 +195,12 @@ void osm_sa_respond(osm_sa_t *sa, osm_madw_t *madw, size_t attr_size,
 static void setup(void)
 {
 	const struct vf_fabric *f = vf_fuzz_fabric(1);
-	struct vf_plan_opts po = { .sm_port = VF_NONE };
+	struct vf_plan_opts po = { 0 };
 	const char *path = vf_fuzz_file((const uint8_t *)config_xml,
 					sizeof(config_xml) - 1);
 	struct vf_config *c = malloc(sizeof(*c));
 	struct vf_assignment a = { 0 };
+	struct vf_resolution r;
 	struct vf_route_opts ro;
 	struct vf_diag d = { 0 };
 	struct vf_fabric *g;
@@ -218,7 +219,7 @@ static void setup(void)
 	osm.sa.p_lock = &lock;
 	osm.sa.p_log = &osm.log;
 	osm.sa.p_subn = &osm.subn;
-	g = vf_fabric_from_subnet(&osm.subn, NULL);	/* the plugin's own model */
+	g = vf_fabric_from_subnet(&osm.subn, NULL, true);	/* the plugin's own model */
 	if (!c || !g || vf_config_load(path, c, &d, &vfabric)) {
 		for (unsigned i = 0; i < d.n; i++)
 			fprintf(stderr, "%s\n", d.v[i].text);
@@ -226,9 +227,8 @@ static void setup(void)
 	}
 	c->refs = 1;
 	sm = vf_fabric_end_port(g, SM_GUID);
-	po.sm_port = sm;
 	vf_route_opts_default(&ro);
-	if (vf_plan_build(c, g, &po, &a, &plan, &d) ||
+	if (vf_resolve(&r, c, g, sm) || vf_plan_build(&r, &po, &a, &plan, &d) ||
 	    vf_lfts_init(&t, g->num_switches, g->max_lid) ||
 	    vf_route_shortestpath(g, &ro, &t))
 		abort();
@@ -245,12 +245,13 @@ static void setup(void)
 				plan.parts[i].name, plan.parts[i].pkey,
 				plan.parts[i].num_members);
 	for (unsigned i = 0; i < 4; i++) {
-		policy[i] = vf_sa_policy_build(c, &plan, g, g->ports[sm].node,
+		policy[i] = vf_sa_policy_build(c, &r, &plan,
 					       (enum vf_path_selection)i);
 		if (!policy[i])
 			abort();
 	}
 	vf_config_release(c);
+	vf_resolution_free(&r);
 	vf_plan_free(&plan);
 	vf_lfts_free(&t);
 	vf_assignment_free(&a);

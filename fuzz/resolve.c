@@ -6,6 +6,7 @@
 #include "partition/dgresolve.h"
 #include "partition/plan.h"
 #include "partition/qos.h"
+#include "partition/resolution.h"
 #include "partition/sapolicy.h"
 #include "vnic/empolicy.h"
 
@@ -56,28 +57,31 @@ static void check_plan(const struct vf_config *c, const struct vf_fabric *f,
 void vf_fuzz_resolve(struct vf_config *c)
 {
 	const struct vf_fabric *f = vf_fuzz_fabric(1);
-	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct vf_plan_opts o = { 0 };
 	struct vf_assignment a = { 0 };
-	struct vf_dg_members m = { 0 };
+	struct vf_resolution r;
 	struct vf_em_plan em = { 0 };
 	struct vf_diag d = { 0 };
 	struct vf_qos_prog q;
 	struct vf_plan plan;
 	struct vf_sa_policy *pol;
 
-	if (vf_plan_build(c, f, &o, &a, &plan, &d))
+	if (vf_resolve(&r, c, f, VF_NONE))
 		goto out;
+	if (vf_plan_build(&r, &o, &a, &plan, &d)) {
+		vf_resolution_free(&r);
+		goto out;
+	}
 	check_plan(c, f, &plan);
 	memset(&q, 0, sizeof(q));
 	vf_qos_build(c, &plan, &q, &d);
-	pol = vf_sa_policy_build(c, &plan, f, VF_NONE, VF_PATHSEL_MINIMAL);
+	pol = vf_sa_policy_build(c, &r, &plan, VF_PATHSEL_MINIMAL);
 	VF_FUZZ_CHECK(pol, "no SA policy (out of memory?)");
 	vf_sa_policy_release(pol);
-	if (!vf_dg_resolve(c, f, VF_NONE, &m))
-		vf_em_plan_build(c, f, &m, plan.vf_pkey, plan.vf_sl, VF_NONE,
-				 &em, &d);
+	vf_em_plan_build(c, f, &r.dg, plan.vf_pkey, plan.vf_sl, VF_NONE, &em,
+			 &d);
 	vf_em_plan_free(&em);
-	vf_dg_members_free(&m);
+	vf_resolution_free(&r);
 	vf_plan_free(&plan);
 out:
 	vf_assignment_free(&a);

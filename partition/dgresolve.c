@@ -150,6 +150,14 @@ static void resolve_one(struct resolve *r, unsigned g, unsigned depth)
 	}
 }
 
+/* Resolutions made in this process (vf_dg_resolve_count()). */
+static uint64_t resolutions;
+
+uint64_t vf_dg_resolve_count(void)
+{
+	return __atomic_load_n(&resolutions, __ATOMIC_RELAXED);
+}
+
 int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
 		  uint32_t sm_node, struct vf_dg_members *m)
 {
@@ -159,6 +167,7 @@ int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
 	uint8_t *done;
 	int rc = -ENOMEM;
 
+	__atomic_add_fetch(&resolutions, 1, __ATOMIC_RELAXED);
 	m->num_dgs = c->num_dgs;
 	m->num_ports = f->num_ports;
 	m->words = (f->num_ports + 63) / 64;

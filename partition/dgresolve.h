@@ -37,6 +37,9 @@ struct vf_dg_members {
 int vf_dg_resolve(const struct vf_config *c, const struct vf_fabric *f,
 		  uint32_t sm_node, struct vf_dg_members *m);
 void vf_dg_members_free(struct vf_dg_members *m);
+/* How many resolutions this process made: what tells a caller (the
+ * plugin's sweep, its metrics) how often the groups were resolved. */
+uint64_t vf_dg_resolve_count(void);
 
 static inline bool vf_dg_has(const struct vf_dg_members *m, unsigned g,
 			     uint32_t p)

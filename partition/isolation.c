@@ -271,16 +271,15 @@ static void empty_groups(const struct vf_config *c, const struct vf_fabric *f,
 	}
 }
 
-int vf_warn_fabric(const struct vf_config *c, const struct vf_fabric *f,
-		   uint32_t sm_node, struct vf_diag *d)
+int vf_warn_fabric(const struct vf_resolution *r, struct vf_diag *d)
 {
-	struct vf_dg_members m;
+	const struct vf_config *c = r->config;
+	const struct vf_fabric *f = r->fabric;
+	const struct vf_dg_members *m = &r->dg;
 	int *used_by = malloc((c->num_dgs + 1) * sizeof(*used_by));
 
-	if (!used_by || vf_dg_resolve(c, f, sm_node, &m)) {
-		free(used_by);
+	if (!used_by)
 		return -ENOMEM;
-	}
 	for (unsigned g = 0; g < c->num_dgs; g++)
 		used_by[g] = -1;
 	for (unsigned i = 0; i < c->num_vfs; i++) {
@@ -292,13 +291,12 @@ int vf_warn_fabric(const struct vf_config *c, const struct vf_fabric *f,
 		mark_list(c, &v->limited, used_by, i);
 		mark_list(c, &v->both, used_by, i);
 	}
-	empty_groups(c, f, &m, used_by, d);
+	empty_groups(c, f, m, used_by, d);
 	for (unsigned i = 0; i < c->num_vfs; i++)
 		for (unsigned j = 0; j < i; j++)
 			if (shares(&c->vfs[j], &c->vfs[i]))
-				shared_on_fabric(c, f, &m, &c->vfs[j],
+				shared_on_fabric(c, f, m, &c->vfs[j],
 						 &c->vfs[i], d);
-	vf_dg_members_free(&m);
 	free(used_by);
 	return 0;
 }

@@ -22,17 +22,17 @@
 
 #include "partition/config.h"
 #include "partition/diag.h"
+#include "partition/resolution.h"
 #include "routing/fabric.h"
 
 /* Configuration-level warnings (shared P_Keys); needs no fabric. */
 void vf_warn_shared_pkeys(const struct vf_config *c, struct vf_diag *d);
 
 /*
- * Fabric-level warnings: empty groups and patterns, and the ports a
- * shared P_Key lets reach each other; sm_node as for vf_dg_resolve.
- * 0 or -ENOMEM.
+ * Fabric-level warnings of r's config on r's fabric: empty groups and
+ * patterns, and the ports a shared P_Key lets reach each other.  0 or
+ * -ENOMEM.
  */
-int vf_warn_fabric(const struct vf_config *c, const struct vf_fabric *f,
-		   uint32_t sm_node, struct vf_diag *d);
+int vf_warn_fabric(const struct vf_resolution *r, struct vf_diag *d);
 
 #endif /* VF_ISOLATION_H */

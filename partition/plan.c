@@ -114,7 +114,8 @@ struct plan_work {
 	const struct vf_config *c;
 	const struct vf_fabric *f;
 	const struct vf_plan_opts *o;
-	struct vf_dg_members dg;
+	uint32_t sm_port;		/* the SM's port slot, or VF_NONE */
+	const struct vf_dg_members *dg;
 	uint8_t **mem;			/* [num_parts][num_ends] */
 	unsigned *first_vf;		/* [num_parts] */
 	uint32_t *ends;			/* the end ports' slots */
@@ -172,7 +173,7 @@ static bool in_any(const struct plan_work *w, const int *groups, unsigned n,
 		   uint32_t p)
 {
 	for (unsigned i = 0; i < n; i++)
-		if (groups[i] >= 0 && vf_dg_has(&w->dg, (unsigned)groups[i], p))
+		if (groups[i] >= 0 && vf_dg_has(w->dg, (unsigned)groups[i], p))
 			return true;
 	return false;
 }
@@ -428,8 +429,8 @@ static int stock_members(struct plan_work *w, struct vf_plan *p,
 			    e->membership;
 
 		for (uint32_t x = 0; x < w->num_ends; x++) {
-			if (!vf_pc_entry_names(w->c, w->f, &w->dg, e,
-					       w->ends[x], w->o->sm_port))
+			if (!vf_pc_entry_names(w->c, w->f, w->dg, e,
+					       w->ends[x], w->sm_port))
 				continue;
 			if (set_mem)
 				w->mem[k][x] = m;
@@ -477,7 +478,7 @@ static void default_rules(struct plan_work *w, const struct vf_plan *p,
 		for (unsigned k = 1; k < p->num_parts && !configured; k++)
 			configured = w->mem[k][e] != VF_MEMBER_NONE;
 		sw = vf_is_switch(&w->f->nodes[w->f->ports[port].node]);
-		if (port == w->o->sm_port)
+		if (port == w->sm_port)
 			m = VF_MEMBER_FULL;
 		else if (w->c->stock_defaults)
 			m = VF_MEMBER_LIMITED;
@@ -660,16 +661,16 @@ static void work_free(struct plan_work *w, unsigned parts)
 	free(w->ends);
 	free(w->sriov);
 	free(w->idx0);
-	vf_dg_members_free(&w->dg);
 }
 
-int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
+int vf_plan_build(const struct vf_resolution *r,
 		  const struct vf_plan_opts *o, struct vf_assignment *a,
 		  struct vf_plan *p, struct vf_diag *d)
 {
-	struct plan_work w = { .c = c, .f = f, .o = o, .d = d };
-	uint32_t sm_node = o->sm_port == VF_NONE ? VF_NONE :
-			   f->ports[o->sm_port].node;
+	const struct vf_config *c = r->config;
+	const struct vf_fabric *f = r->fabric;
+	struct plan_work w = { .c = c, .f = f, .o = o, .d = d,
+			       .sm_port = r->sm_port, .dg = &r->dg };
 	bool own_default = false;
 	int rc = -ENOMEM;
 
@@ -680,8 +681,7 @@ int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
 	p->vf_sl = calloc(c->num_vfs + 1, sizeof(*p->vf_sl));
 	if (!p->vf_pkey || !p->vf_sl)
 		goto out;
-	if (vf_dg_resolve(c, f, sm_node, &w.dg) ||
-	    (o->held && vf_assign_recover(c, f, &w.dg, o->held, a, d)))
+	if (o->held && vf_assign_recover(c, f, w.dg, o->held, a, d))
 		goto out;
 	if (vf_assign(c, a, p->vf_pkey, p->vf_sl, d)) {
 		rc = d->oom ? -ENOMEM : -EINVAL;

@@ -32,6 +32,7 @@
 #include "partition/config.h"
 #include "partition/diag.h"
 #include "partition/recover.h"
+#include "partition/resolution.h"
 #include "routing/fabric.h"
 
 #define VF_PKEY_DEFAULT 0x7fff
@@ -39,7 +40,6 @@
 struct vf_plan_opts {
 	bool allow_both_pkeys;		/* OpenSM's option of that name */
 	bool disconnect_unconfigured;	/* seed 002's global flag */
-	uint32_t sm_port;		/* the SM's port slot, or VF_NONE */
 	/* what the ports hold, to recover P_Keys the cache lacks; or NULL */
 	const struct vf_held_pkeys *held;
 };
@@ -86,12 +86,13 @@ struct vf_plan {
 };
 
 /*
- * Resolve c (validated) on f.  Automatic P_Keys and SLs come from and go
- * to a (see assign.h).  Problems go to d; returns 0, -EINVAL when the
+ * The partitions of r's config on r's fabric (the SM's port is a full
+ * member of the default).  Automatic P_Keys and SLs come from and go to a
+ * (see assign.h).  Problems go to d; returns 0, -EINVAL when the
  * configuration cannot be realised at all (P_Keys or SLs exhausted), or
  * -ENOMEM.
  */
-int vf_plan_build(const struct vf_config *c, const struct vf_fabric *f,
+int vf_plan_build(const struct vf_resolution *r,
 		  const struct vf_plan_opts *o, struct vf_assignment *a,
 		  struct vf_plan *p, struct vf_diag *d);
 void vf_plan_free(struct vf_plan *p);

@@ -24,37 +24,36 @@ static int to_set(struct vf_route_groups *g, const struct vf_config *c,
 	return 0;
 }
 
-int vf_route_groups_build(const struct vf_config *c,
-			  const struct vf_fabric *f, uint32_t sm_node,
+int vf_route_groups_build(const struct vf_resolution *res,
 			  struct vf_route_groups *g)
 {
+	const struct vf_config *c = res->config;
+	const struct vf_fabric *f = res->fabric;
 	const struct vf_cfg_routing *r = &c->routing;
-	struct vf_dg_members m = { 0 };
-	int rc;
+	const struct vf_dg_members *m = &res->dg;
+	int rc = 0;
 
 	memset(g, 0, sizeof(*g));
 	g->spine_first = r->spine_first;
 	if (!r->core_switches && !r->route_last && !r->routing_order.n)
 		return 0;
-	rc = vf_dg_resolve(c, f, sm_node, &m);
-	if (!rc && r->core_switches) {
-		rc = to_set(g, c, &m, f, r->core_switches, true, 0, &g->core);
+	if (r->core_switches) {
+		rc = to_set(g, c, m, f, r->core_switches, true, 0, &g->core);
 		g->has_core = !rc;
 	}
 	if (!rc && r->route_last) {
-		rc = to_set(g, c, &m, f, r->route_last, false, 1, &g->last);
+		rc = to_set(g, c, m, f, r->route_last, false, 1, &g->last);
 		g->has_last = !rc;
 	}
 	for (unsigned i = 0; !rc && i < r->routing_order.n &&
 	     i < VF_DG_MAX_ORDER; i++) {
 		struct vf_devgroup *d = &g->order[g->num_order];
 
-		rc = to_set(g, c, &m, f, r->routing_order.v[i], false, 2 + i,
+		rc = to_set(g, c, m, f, r->routing_order.v[i], false, 2 + i,
 			    &d->guids);
 		d->name = r->routing_order.v[i];
 		g->num_order += !rc;
 	}
-	vf_dg_members_free(&m);
 	if (rc)
 		vf_route_groups_free(g);
 	return rc;

@@ -10,6 +10,7 @@
 #define VF_ROUTEGROUPS_H
 
 #include "partition/config.h"
+#include "partition/resolution.h"
 #include "routing/devgroup.h"
 #include "routing/ar.h"
 #include "routing/engine.h"
@@ -26,13 +27,8 @@ struct vf_route_groups {
 	struct vf_traffic traffic;	/* partition-aware routing's input */
 };
 
-/*
- * Resolve c's routing groups on f (sm_node: the SM's node index or
- * VF_NONE, for Select Self).  c must have passed vf_config_validate().
- * 0 or -ENOMEM.
- */
-int vf_route_groups_build(const struct vf_config *c,
-			  const struct vf_fabric *f, uint32_t sm_node,
+/* The routing groups r's config names, as r resolved them.  0 or -ENOMEM. */
+int vf_route_groups_build(const struct vf_resolution *r,
 			  struct vf_route_groups *g);
 void vf_route_groups_free(struct vf_route_groups *g);
 

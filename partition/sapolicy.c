@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partition/dgresolve.h"
 #include "partition/sapolicy.h"
 
 struct guid_slot {
@@ -11,17 +10,23 @@ struct guid_slot {
 	uint32_t slot;
 };
 
-static int by_guid(const void *a, const void *b)
+static int by_guid_slot(const void *a, const void *b)
 {
 	const struct guid_slot *x = a, *y = b;
 
-	return x->guid < y->guid ? -1 : x->guid > y->guid;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
-/* The end ports of f (CA ports and switch port 0) with a GUID, sorted. */
+/*
+ * The end ports of f (CA ports and switch port 0) with a GUID, sorted by
+ * it; of two with one GUID, the first slot (as vf_fabric_end_port()).
+ */
 static struct guid_slot *end_ports(const struct vf_fabric *f, uint32_t *n)
 {
 	struct guid_slot *v = malloc(((size_t)f->num_ports + 1) * sizeof(*v));
+	uint32_t all = 0;
 
 	*n = 0;
 	if (!v)
@@ -29,25 +34,26 @@ static struct guid_slot *end_ports(const struct vf_fabric *f, uint32_t *n)
 	for (uint32_t i = 0; i < f->num_ports; i++) {
 		const struct vf_port *pt = &f->ports[i];
 
-		if (!pt->guid || vf_fabric_end_port(f, pt->guid) != i)
-			continue;
-		v[*n] = (struct guid_slot){ pt->guid, i };
-		(*n)++;
+		if (pt->guid && (!vf_is_switch(&f->nodes[pt->node]) ||
+				 pt->num == 0))
+			v[all++] = (struct guid_slot){ pt->guid, i };
 	}
-	qsort(v, *n, sizeof(*v), by_guid);
+	qsort(v, all, sizeof(*v), by_guid_slot);
+	for (uint32_t i = 0; i < all; i++)
+		if (!*n || v[*n - 1].guid != v[i].guid)
+			v[(*n)++] = v[i];
 	return v;
 }
 
 static bool fill(struct vf_sa_policy *p, const struct vf_plan *plan,
-		 const struct vf_fabric *f, uint32_t sm_node)
+		 const struct vf_resolution *r)
 {
 	const struct vf_config *c = p->config;
-	struct vf_dg_members m = { 0 };
 	struct guid_slot *ends;
 	uint32_t *slots;
 	bool ok = false;
 
-	ends = end_ports(f, &p->num_ends);
+	ends = end_ports(r->fabric, &p->num_ends);
 	p->guids = malloc(((size_t)p->num_ends + 1) * sizeof(*p->guids));
 	slots = malloc(((size_t)p->num_ends + 1) * sizeof(*slots));
 	p->vf_pkey = calloc(c->num_vfs + 1, sizeof(*p->vf_pkey));
@@ -64,21 +70,18 @@ static bool fill(struct vf_sa_policy *p, const struct vf_plan *plan,
 		p->vf_sl[i] = plan->vf_sl[i];
 		p->any_secure |= plan->vf_pkey[i] && c->vfs[i].security;
 	}
-	if (vf_dg_resolve(c, f, sm_node, &m) ||
-	    vf_vf_members_build(c, &m, slots, p->num_ends, &p->member))
+	if (vf_vf_members_build(c, &r->dg, slots, p->num_ends, &p->member))
 		goto out;
 	ok = true;
 out:
-	vf_dg_members_free(&m);
 	free(slots);
 	free(ends);
 	return ok;
 }
 
 struct vf_sa_policy *vf_sa_policy_build(struct vf_config *c,
+					const struct vf_resolution *r,
 					const struct vf_plan *plan,
-					const struct vf_fabric *f,
-					uint32_t sm_node,
 					enum vf_path_selection sel)
 {
 	struct vf_sa_policy *p = calloc(1, sizeof(*p));
@@ -89,7 +92,7 @@ struct vf_sa_policy *vf_sa_policy_build(struct vf_config *c,
 	vf_config_hold(c);
 	p->config = c;
 	p->path_selection = sel;
-	if (!fill(p, plan, f, sm_node)) {
+	if (c != r->config || !fill(p, plan, r)) {
 		vf_sa_policy_release(p);
 		return NULL;
 	}

@@ -19,6 +19,7 @@
 #include "partition/pathsel.h"
 #include "partition/plan.h"
 #include "partition/query.h"
+#include "partition/resolution.h"
 #include "routing/fabric.h"
 
 struct vf_sa_policy {
@@ -37,13 +38,13 @@ struct vf_sa_policy {
 };
 
 /*
- * A snapshot of config c (heap, held from here on) as plan resolved it on
- * f; sm_node is the SM's node (Self), or VF_NONE.  NULL on ENOMEM.
+ * A snapshot of r, whose config is c (heap, held from here on: c is
+ * r->config, not const), with plan's P_Keys and SLs.  NULL on ENOMEM (or
+ * when c is not r's config).
  */
 struct vf_sa_policy *vf_sa_policy_build(struct vf_config *c,
+					const struct vf_resolution *r,
 					const struct vf_plan *plan,
-					const struct vf_fabric *f,
-					uint32_t sm_node,
 					enum vf_path_selection sel);
 void vf_sa_policy_hold(struct vf_sa_policy *p);
 void vf_sa_policy_release(struct vf_sa_policy *p);

@@ -33,11 +33,11 @@ static void weigh(const struct vf_config *c, struct vf_traffic *t,
 	}
 }
 
-int vf_traffic_build(const struct vf_config *c, const uint16_t *vf_pkey,
-		     unsigned num_vfs, const struct vf_fabric *f,
-		     uint32_t sm_node, struct vf_traffic *t)
+int vf_traffic_build(const struct vf_resolution *r, const uint16_t *vf_pkey,
+		     unsigned num_vfs, struct vf_traffic *t)
 {
-	struct vf_dg_members m = { 0 };
+	const struct vf_config *c = r->config;
+	const struct vf_fabric *f = r->fabric;
 	unsigned vf_of[VF_CFG_MAX_VFS + 1], n = 0;
 	int rc;
 
@@ -45,8 +45,6 @@ int vf_traffic_build(const struct vf_config *c, const uint16_t *vf_pkey,
 		if (vf_pkey[i])
 			vf_of[n++] = i;
 	rc = vf_traffic_init(t, f, n);
-	if (!rc)
-		rc = vf_dg_resolve(c, f, sm_node, &m);
 	if (rc) {
 		vf_traffic_free(t);
 		return rc;
@@ -64,7 +62,7 @@ int vf_traffic_build(const struct vf_config *c, const uint16_t *vf_pkey,
 			/* CA ports only: switch LIDs carry management */
 			if (vf_is_switch(&f->nodes[f->ports[port].node]))
 				continue;
-			mem = vf_vf_membership(c, &m, vf_of[k], port);
+			mem = vf_vf_membership(c, &r->dg, vf_of[k], port);
 			if (mem)
 				vf_traffic_set(t, port, k,
 					       mem == VF_MEMBER_LIMITED ?
@@ -73,6 +71,5 @@ int vf_traffic_build(const struct vf_config *c, const uint16_t *vf_pkey,
 		}
 	}
 	weigh(c, t, vf_of);
-	vf_dg_members_free(&m);
 	return 0;
 }

@@ -15,14 +15,14 @@
 
 #include "partition/config.h"
 #include "partition/plan.h"
+#include "partition/resolution.h"
 #include "routing/traffic.h"
 
 /*
- * vf_pkey: each of c's VFs' P_Key as planned (0: not active), num_vfs of
- * them; sm_node: the SM's node (Self), or VF_NONE.  0, or -ENOMEM.
+ * The classes of r's config on r's fabric; vf_pkey: each VF's P_Key as
+ * planned (0: not active), num_vfs of them.  0, or -ENOMEM.
  */
-int vf_traffic_build(const struct vf_config *c, const uint16_t *vf_pkey,
-		     unsigned num_vfs, const struct vf_fabric *f,
-		     uint32_t sm_node, struct vf_traffic *t);
+int vf_traffic_build(const struct vf_resolution *r, const uint16_t *vf_pkey,
+		     unsigned num_vfs, struct vf_traffic *t);
 
 #endif /* VF_PART_TRAFFIC_H */

@@ -196,12 +196,13 @@ static int bind_class(struct vf_plugin *p)
 static void effective_config(const struct vf_plugin *p, struct vf_ar_config *c)
 {
 	const struct vf_options *o = &p->opts;
+	const struct vf_config *cfg = vf_sweep_config(p);
 	int fine = -1;
 
 	vf_ar_config_default(c);
-	if (p->config) {
-		vf_route_groups_ar(p->config, c);
-		fine = p->config->routing.ar_fine_grained;
+	if (cfg) {
+		vf_route_groups_ar(cfg, c);
+		fine = cfg->routing.ar_fine_grained;
 	}
 	if (fine >= 0)
 		c->fine_grained = fine;

@@ -1246,44 +1246,35 @@ static void *em_main(void *arg)
 
 /* --- the sweeper's side --- */
 
-/* The policy of this subnet, or NULL (logged). */
+/* The policy of this subnet, as this sweep resolved it, or NULL (logged). */
 static struct vf_em_plan *resolve(struct vf_plugin *p)
 {
-	const struct vf_config *c = p->config;
+	const struct vf_config *c = vf_sweep_config(p);
 	struct vf_em_plan *pl = calloc(1, sizeof(*pl));
-	struct vf_dg_members m = { 0 };
+	const struct vf_resolution *r;
 	struct vf_diag d = { 0 };
-	struct vf_fabric *f;
-	uint32_t sm;
+	bool keys;
 
 	if (!pl)
 		return NULL;
 	if (!c || !c->em.num_vesws)
 		return pl;	/* nothing wanted: stale vports are removed */
 	cl_plock_acquire(&p->osm->lock);
-	f = vf_fabric_from_subnet(&p->osm->subn, p->descs);
+	r = vf_sweep_resolution(p, true);
 	cl_plock_release(&p->osm->lock);
-	if (!f)
-		goto fail;
-	sm = vf_fabric_end_port(f, cl_ntoh64(p->osm->subn.sm_port_guid));
-	if (vf_dg_resolve(c, f, sm == VF_NONE ? VF_NONE : f->ports[sm].node,
-			  &m) ||
-	    vf_em_plan_build(c, f, &m,
-			     p->vf_keys.n == c->num_vfs ? p->vf_keys.pkey : NULL,
-			     p->vf_keys.n == c->num_vfs ? p->vf_keys.sl : NULL,
-			     sm, pl, &d)) {
+	keys = p->vf_keys.n == c->num_vfs;
+	if (!r ||
+	    vf_em_plan_build(c, r->fabric, &r->dg,
+			     keys ? p->vf_keys.pkey : NULL,
+			     keys ? p->vf_keys.sl : NULL, r->sm_port, pl, &d)) {
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF1203: em: out of memory resolving the virtual Ethernet switches; endpoints keep what they have");
-		vf_dg_members_free(&m);
-		vf_fabric_destroy(f);
 		goto fail;
 	}
 	for (unsigned i = 0; i < d.n; i++)
 		vf_log(d.v[i].level == VF_DIAG_ERROR ? VF_LOG_ERROR :
 		       VF_LOG_WARN, "em: %s", d.v[i].text);
 	vf_diag_free(&d);
-	vf_dg_members_free(&m);
-	vf_fabric_destroy(f);
 	return pl;
 fail:
 	vf_diag_free(&d);
@@ -1374,7 +1365,8 @@ void vf_em_subnet_up(struct vf_plugin *p)
 {
 	struct vf_em_state *e = p->em;
 	struct vf_em_plan *pl;
-	bool wanted = p->config && p->config->em.num_vesws;
+	const struct vf_config *cfg = vf_sweep_config(p);
+	bool wanted = cfg && cfg->em.num_vesws;
 
 	if (!e || (!wanted && !e->have_plan && !e->running))
 		return;		/* no EM configured, ever */

@@ -13,13 +13,12 @@
 #include "common/log.h"
 
 void vf_partitions_fabric_warnings(struct vf_plugin *p,
-				   const struct vf_fabric *f, uint32_t sm_port)
+				   const struct vf_resolution *r)
 {
 	struct vf_diag d = { 0 };
 	uint64_t sum = 14695981039346656037ull;	/* FNV-1a, 64 bits */
 
-	if (vf_warn_fabric(p->config, f, sm_port == VF_NONE ? VF_NONE :
-			   f->ports[sm_port].node, &d)) {
+	if (vf_warn_fabric(r, &d)) {
 		vf_diag_free(&d);
 		return;		/* out of memory: the next sweep tries again */
 	}

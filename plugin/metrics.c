@@ -30,6 +30,7 @@ struct vf_metrics {
 	uint64_t sweeps;
 	double sweep_seconds;
 	double sweep_end;		/* wall clock, s */
+	unsigned models, resolutions;	/* the last sweep's snapshot */
 	char engine[64];		/* "" until the first routing */
 	bool have_check;
 	struct {
@@ -246,6 +247,17 @@ void vf_metrics_sa_guarded(struct vf_metrics *m,
 		__atomic_add_fetch(&m->guarded[g], 1, __ATOMIC_RELAXED);
 }
 
+void vf_metrics_snapshot(struct vf_metrics *m, unsigned models,
+			 unsigned resolutions)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->lock);
+	m->models = models;
+	m->resolutions = resolutions;
+	pthread_mutex_unlock(&m->lock);
+}
+
 void vf_metrics_subnet_up(struct vf_metrics *m)
 {
 	if (!m)
@@ -372,6 +384,12 @@ static void format_sweep(struct text *t, const struct vf_metrics *m)
 		one_d(t, "last_sweep_timestamp_seconds",
 		      "When the last heavy sweep reached SUBNET UP (Unix time).",
 		      m->sweep_end);
+		one_u(t, "last_sweep_fabric_models", "gauge",
+		      "Fabric models the last sweep built (1; 2 when the subnet changed between discovery and routing).",
+		      m->models);
+		one_u(t, "last_sweep_group_resolutions", "gauge",
+		      "Times the last sweep resolved the configuration's DeviceGroups (1 with a configuration, else 0).",
+		      m->resolutions);
 	}
 	if (m->engine[0]) {
 		family(t, "routing_engine_info", "gauge",

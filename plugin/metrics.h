@@ -97,6 +97,9 @@ void vf_metrics_sa_guarded(struct vf_metrics *m,
 			   enum vf_metrics_sa_guarded g);
 
 /* SUBNET_UP: a heavy sweep since vf_metrics_sweep_start() is done. */
+/* The sweep's snapshot (plugin/sweep.h): models built, groups resolved. */
+void vf_metrics_snapshot(struct vf_metrics *m, unsigned models,
+			 unsigned resolutions);
 void vf_metrics_subnet_up(struct vf_metrics *m);
 
 /*

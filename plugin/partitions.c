@@ -43,6 +43,7 @@
 #include "partition/sapolicy.h"
 #include "plugin/metrics.h"
 #include "plugin/plugin.h"
+#include "plugin/sweep.h"
 #include "common/log.h"
 
 #define ASSIGN_FILE "opensm-vfabric.assign"
@@ -95,7 +96,8 @@ static void point_opensm_at(struct vf_plugin *p, const char *path)
 	p->osm->subn.opt.partition_config_file = p->partitions_file;
 }
 
-/* The plan just written, and its fabric, for the check on SUBNET_UP. */
+/* The plan just written, and its fabric (held), for the check on
+ * SUBNET_UP. */
 static void keep_plan(struct vf_plugin *p, struct vf_plan *plan,
 		      struct vf_fabric *f)
 {
@@ -105,6 +107,7 @@ static void keep_plan(struct vf_plugin *p, struct vf_plan *plan,
 	vf_plan_free(&p->pkey_plan);
 	vf_fabric_destroy(p->pkey_fabric);
 	p->pkey_plan = *plan;
+	vf_fabric_hold(f);
 	p->pkey_fabric = f;
 	/* the Ethernet Manager reads them after the check frees the plan */
 	free(p->vf_keys.pkey);
@@ -138,18 +141,15 @@ void vf_partitions_free(struct vf_plugin *p)
  * default).  Out of memory keeps the last snapshot (logged).
  */
 static void publish_policy(struct vf_plugin *p, const struct vf_plan *plan,
-			   const struct vf_fabric *f)
+			   const struct vf_resolution *r)
 {
+	struct vf_config *c = p->sweep.config;
 	int sel = p->opts.path_selection >= 0 ? p->opts.path_selection :
-		  p->config->path_selection >= 0 ? p->config->path_selection :
+		  c->path_selection >= 0 ? c->path_selection :
 		  VF_PATHSEL_MINIMAL;
-	uint32_t sm = vf_fabric_end_port(f,
-			cl_ntoh64(p->osm->subn.sm_port_guid));
 	struct vf_sa_policy *pol;
 
-	pol = vf_sa_policy_build(p->config, plan, f,
-				 sm == VF_NONE ? VF_NONE : f->ports[sm].node,
-				 (enum vf_path_selection)sel);
+	pol = vf_sa_policy_build(c, r, plan, (enum vf_path_selection)sel);
 	if (!pol) {
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0902: out of memory building the SA's policy; the SA answers from the last one");
@@ -163,16 +163,15 @@ static void publish_policy(struct vf_plugin *p, const struct vf_plan *plan,
 	vf_sa_set_policy(p, pol);
 }
 
-/* Resolve, write, and point OpenSM at the file; false if nothing written.
- * On success the plan keeps f. */
-static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
+/* Plan r, write, and point OpenSM at the file; false if nothing
+ * written.  On success the plan holds the sweep's model. */
+static bool write_plan(struct vf_plugin *p, const struct vf_resolution *r)
 {
 	struct vf_plan_opts o = {
 		.allow_both_pkeys = p->osm->subn.opt.allow_both_pkeys,
 		.disconnect_unconfigured = p->opts.disconnect_unconfigured,
-		.sm_port = vf_fabric_end_port(f,
-				cl_ntoh64(p->osm->subn.sm_port_guid)),
 	};
+	struct vf_fabric *f = p->sweep.fabric;
 	struct vf_diag d = { 0 };
 	struct vf_held_pkeys held;
 	struct vf_plan plan;
@@ -185,10 +184,10 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 		vf_assignment_load(&p->assign, assign, &d);
 		p->assign_loaded = true;
 	}
-	vf_partitions_fabric_warnings(p, f, o.sm_port);
+	vf_partitions_fabric_warnings(p, r);
 	if (!vf_held_from_subnet(&p->osm->subn, f, &held))
 		o.held = &held;
-	rc = vf_plan_build(p->config, f, &o, &p->assign, &plan, &d);
+	rc = vf_plan_build(r, &o, &p->assign, &plan, &d);
 	vf_held_pkeys_free(&held);
 	log_diag(&d);
 	vf_diag_free(&d);
@@ -215,7 +214,7 @@ static bool write_plan(struct vf_plugin *p, struct vf_fabric *f)
 		return false;
 	}
 	vf_metrics_plan(p->metrics, plan.dropped);
-	publish_policy(p, &plan, f);
+	publish_policy(p, &plan, r);
 	keep_plan(p, &plan, f);
 	point_opensm_at(p, path);
 	return true;
@@ -254,21 +253,20 @@ static void without_config(struct vf_plugin *p)
 
 const struct vf_plan *vf_partitions_heavy_sweep(struct vf_plugin *p)
 {
-	struct vf_fabric *f;
+	const struct vf_resolution *r;
 
 	vf_plugin_config_refresh_wait(p);
+	/* the file is read once per sweep, here: the sweep's snapshot */
+	vf_sweep_begin(p);
 	p->sweep_t0 = vf_now_ms();
-	if (!has_vfs(p->config)) {
+	if (!has_vfs(p->sweep.config)) {
 		without_config(p);
 		return NULL;
 	}
-	f = vf_fabric_from_subnet(&p->osm->subn, p->descs);
-	if (!f)
+	/* partitions need no LIDs: the LID manager runs after this */
+	r = vf_sweep_resolution(p, false);
+	if (!r || !write_plan(p, r))
 		return NULL;
-	if (!write_plan(p, f)) {
-		vf_fabric_destroy(f);
-		return NULL;
-	}
 	return &p->pkey_plan;
 }
 

@@ -129,6 +129,7 @@ static void take_down(struct vf_plugin *p, bool sa_installed)
 	vf_em_destroy(p);
 	vf_ar_destroy(p);
 	vf_drop_last(p);
+	vf_sweep_end(p);
 	vf_plugin_config_free(p);
 	vf_assignment_free(&p->assign);
 	vf_partitions_free(p);
@@ -221,6 +222,7 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 {
 	struct vf_plugin *p = data;
 	const struct osm_routing_engine *re;
+	unsigned models, resolutions;
 
 	/* never take osm->lock here: report() may run with it held */
 	if (id == OSM_EVENT_ID_HEAVY_SWEEP_START) {
@@ -228,6 +230,7 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 		return;
 	}
 	if (id == OSM_EVENT_ID_HEAVY_SWEEP_DONE) {
+		/* reads the file and begins the sweep's snapshot */
 		vf_qos_heavy_sweep(p, vf_partitions_heavy_sweep(p));
 		/* before routing: AR paused while forwarding changes */
 		vf_ar_heavy_sweep(p);
@@ -252,9 +255,13 @@ static void vf_report(void *data, osm_epi_event_id_t id, void *event_data)
 		 * so this sweep's figures are all in: a failed write is
 		 * logged once and tried again after the next sweep.
 		 */
+		vf_sweep_counts(p, &models, &resolutions);
+		vf_metrics_snapshot(p->metrics, models, resolutions);
 		vf_metrics_subnet_up(p->metrics);
 		vf_metrics_config_source(p->metrics, config_source(p));
 		vf_metrics_write(p->metrics);
+		/* what this sweep resolved is not reused by the next */
+		vf_sweep_end(p);
 		return;
 	}
 	if (id != OSM_EVENT_ID_UCAST_ROUTING_DONE)

@@ -16,6 +16,7 @@
 #include "partition/routegroups.h"
 #include "plugin/options.h"
 #include "plugin/sa.h"
+#include "plugin/sweep.h"
 #include "routing/engine.h"
 #include "routing/fabric.h"
 #include "routing/routecheck.h"
@@ -152,6 +153,7 @@ struct vf_plugin {
 	struct vf_em_state *em;		/* plugin/em.c */
 	struct vf_node_descs *descs;	/* plugin/nodedesc.c */
 	struct vf_metrics *metrics;	/* plugin/metrics.c; NULL: off */
+	struct vf_sweep sweep;		/* this sweep's snapshot (sweep.h) */
 	bool config_last_good;		/* config is an older good version:
 					 * the file is bad (the metrics) */
 	/*
@@ -186,11 +188,22 @@ bool vf_node_descs_arrived(struct vf_node_descs *d, struct osm_opensm *osm);
  * discovery_count is 0 (about to be dropped) are left out.  A node whose
  * description OpenSM does not know ("<unknown>": its NodeDescription MAD
  * was lost) gets the last one `descs` saw for its GUID (descs may be
- * NULL).  Caller holds the OpenSM lock (or runs in the sweeper).  NULL on
- * failure, logged.
+ * NULL).  Without lids every port's LID is 0 (before OpenSM's LID manager
+ * they may still change, or collide).  Caller holds the OpenSM lock (or
+ * runs in the sweeper).  NULL on failure, logged.
  */
 struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn,
-					struct vf_node_descs *descs);
+					struct vf_node_descs *descs, bool lids);
+/* How many models this process built (the sweep's metrics). */
+uint64_t vf_fabric_from_subnet_count(void);
+/*
+ * Bring f, built from subn earlier in this sweep, up to date: every
+ * port's LID, LMC, width, speed and health read again, the LIDs indexed
+ * anew.  0; 1 when the subnet's live nodes or links are no longer f's
+ * (build a new model); or a negative errno from the LID index (logged).
+ * Same locking as vf_fabric_from_subnet().
+ */
+int vf_fabric_refresh_from_subnet(struct vf_fabric *f, struct osm_subn *subn);
 
 /*
  * What the end ports of f hold in their P_Key tables as OpenSM last read
@@ -202,11 +215,10 @@ int vf_held_from_subnet(struct osm_subn *subn, const struct vf_fabric *f,
 
 /*
  * Log the warnings only a fabric shows (partition/isolation.h) when they
- * differ from the last ones logged; sm_port is the SM's port slot or
- * VF_NONE.
+ * differ from the last ones logged.
  */
 void vf_partitions_fabric_warnings(struct vf_plugin *p,
-				   const struct vf_fabric *f, uint32_t sm_port);
+				   const struct vf_resolution *r);
 
 /*
  * An engine's build_lid_matrices (plugin/hops.c): fill OpenSM's min-hop
@@ -241,12 +253,13 @@ void vf_plugin_config_free(struct vf_plugin *p);
 /* The file the configuration comes from, or NULL. */
 const char *vf_plugin_config_source(const struct vf_plugin *p);
 /*
- * The engine options for routing f: the config's routing device groups
- * resolved on f, then what event_plugin_options sets explicitly.  g holds
- * what o points to: free it with vf_route_groups_free() after routing.
+ * The engine options for routing this sweep's model: the routing device
+ * groups of its configuration, then what event_plugin_options sets
+ * explicitly.  g holds what o points to: free it with
+ * vf_route_groups_free() after routing.
  */
-void vf_plugin_route_opts(struct vf_plugin *p, const struct vf_fabric *f,
-			  struct vf_route_opts *o, struct vf_route_groups *g);
+void vf_plugin_route_opts(struct vf_plugin *p, struct vf_route_opts *o,
+			  struct vf_route_groups *g);
 
 /*
  * HEAVY_SWEEP_DONE: re-read the config if it changed and, when it defines

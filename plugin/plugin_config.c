@@ -548,25 +548,21 @@ void vf_plugin_config_free(struct vf_plugin *p)
 	p->config = NULL;
 }
 
-/* The node of the SM's port in the model, or VF_NONE. */
-static uint32_t sm_node(const struct vf_fabric *f, uint64_t port_guid)
-{
-	uint32_t port = vf_fabric_end_port(f, port_guid);
-
-	return port == VF_NONE ? VF_NONE : f->ports[port].node;
-}
-
 /*
  * Partition-aware routing (partition_routing=, else the config's <Sm>
- * <PartitionRouting>): the virtual fabrics of the SA's snapshot, the one
- * the last heavy sweep planned, resolved on f into g->traffic.
+ * <PartitionRouting>): the virtual fabrics of the SA's snapshot, the
+ * policy in force (when this sweep's could not be planned, the last one
+ * that was), resolved on the sweep's model into g->traffic.
  */
-static void route_by_partitions(struct vf_plugin *p, const struct vf_fabric *f,
-				uint32_t sm, struct vf_route_opts *o,
+static void route_by_partitions(struct vf_plugin *p, struct vf_route_opts *o,
 				struct vf_route_groups *g)
 {
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
+	const struct vf_resolution *sweep = vf_sweep_resolution(p, true);
+	struct vf_resolution other = { 0 };
+	const struct vf_resolution *r = sweep;
 	int mode = p->opts.partition_routing;
+	int rc;
 
 	if (mode < 0)
 		mode = pol ? pol->config->partition_routing : -1;
@@ -578,28 +574,38 @@ static void route_by_partitions(struct vf_plugin *p, const struct vf_fabric *f,
 	}
 	p->routing_policy = pol->config->generation;
 	p->routing_mode = mode;
-	if (vf_traffic_build(pol->config, pol->vf_pkey, pol->config->num_vfs,
-			     f, sm, &g->traffic)) {
+	if (!r || r->config != pol->config) {
+		struct vf_fabric *f = vf_sweep_fabric(p, true);
+
+		r = f && !vf_resolve(&other, pol->config, f,
+				     vf_fabric_end_port(f,
+					cl_ntoh64(p->osm->subn.sm_port_guid))) ?
+		    &other : NULL;
+	}
+	rc = r ? vf_traffic_build(r, pol->vf_pkey, pol->config->num_vfs,
+				  &g->traffic) : -ENOMEM;
+	if (rc) {
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0812: out of memory resolving the virtual fabrics for routing; routing all-to-all");
 	} else {
 		o->traffic = &g->traffic;
 		o->partition_routing = (enum vf_partition_routing)mode;
 	}
+	vf_resolution_free(&other);
 	vf_sa_policy_release(pol);
 }
 
-void vf_plugin_route_opts(struct vf_plugin *p, const struct vf_fabric *f,
-			  struct vf_route_opts *o, struct vf_route_groups *g)
+void vf_plugin_route_opts(struct vf_plugin *p, struct vf_route_opts *o,
+			  struct vf_route_groups *g)
 {
 	const struct vf_options *opt = &p->opts;
-	uint64_t guid = cl_ntoh64(p->osm->subn.sm_port_guid);
+	const struct vf_resolution *r = vf_sweep_resolution(p, true);
 
 	memset(g, 0, sizeof(*g));
 	g->spine_first = -1;
 	o->spine_first = opt->spine_first;
-	if (p->config) {
-		if (vf_route_groups_build(p->config, f, sm_node(f, guid), g))
+	if (p->sweep.config) {
+		if (!r || vf_route_groups_build(r, g))
 			vf_log(VF_LOG_ERROR,
 			       "ERR VF0803: out of memory resolving the config's routing device groups; not applied");
 		vf_route_groups_apply(g, o);
@@ -617,5 +623,5 @@ void vf_plugin_route_opts(struct vf_plugin *p, const struct vf_fabric *f,
 		o->routing_order = opt->routing_order;
 		o->num_routing_order = opt->num_routing_order;
 	}
-	route_by_partitions(p, f, sm_node(f, guid), o, g);
+	route_by_partitions(p, o, g);
 }

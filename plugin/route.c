@@ -4,8 +4,9 @@
  *
  * ucast_build_fwd_tables runs in the sweeper thread with osm->lock held
  * exclusively: it must not take the lock, and the SA waits while it runs.
- * It builds the fabric model, routes and writes each switch's new_lft; the
- * route check runs later, on UCAST_ROUTING_DONE, with no lock held.
+ * It routes the sweep's fabric model (plugin/sweep.h), its LIDs now read,
+ * and writes each switch's new_lft; the route check runs later, on
+ * UCAST_ROUTING_DONE, with no lock held.
  *
  * build_lid_matrices runs just before it, in the same thread and lock
  * hold, and fills OpenSM's min-hop matrices (sw->hops) with exactly what
@@ -17,7 +18,7 @@
  * builds them itself.  If our tables are then refused, the next engine
  * builds its own matrices (minhop's over ours changes nothing, they are
  * its own numbers).  The matrices come from OpenSM's switch table, not
- * the fabric model: the model is built for routing only, once.
+ * the fabric model.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
@@ -116,15 +117,16 @@ void vf_check_last(struct vf_plugin *p)
 }
 
 /*
- * Keep this routing as the last one (taking f and t over): for the check
- * on UCAST_ROUTING_DONE, and as the next routing's previous.  report, when
- * not NULL, is its check already done.
+ * Keep this routing as the last one (holding f, taking t over): for the
+ * check on UCAST_ROUTING_DONE, and as the next routing's previous.
+ * report, when not NULL, is its check already done.
  */
 static void keep_last(struct vf_plugin *p, const struct vf_engine *e,
 		      struct vf_fabric *f, struct vf_lfts *t,
 		      const struct vf_route_report *report)
 {
 	vf_drop_last(p);
+	vf_fabric_hold(f);
 	p->last.engine = e;
 	p->last.fabric = f;
 	p->last.lfts = *t;
@@ -183,12 +185,13 @@ static int build_fwd_tables(void *context)
 	unsigned written;
 	int rc;
 
-	f = vf_fabric_from_subnet(subn, ec->plugin->descs);
+	/* the sweep's model and policy: the file is not read again here */
+	vf_sweep_for_routing(ec->plugin);
+	f = vf_sweep_fabric(ec->plugin, true);
 	if (!f)
 		return -1;
 	vf_route_opts_default(&opts);
-	vf_plugin_config_refresh(ec->plugin);
-	vf_plugin_route_opts(ec->plugin, f, &opts, &groups);
+	vf_plugin_route_opts(ec->plugin, &opts, &groups);
 	if (ec->plugin->opts.route_stability && ec->plugin->last.fabric &&
 	    same_partition_policy(ec->plugin)) {
 		prev.fabric = ec->plugin->last.fabric;
@@ -219,14 +222,13 @@ static int build_fwd_tables(void *context)
 	       e->name, written, f->max_lid, vf_now_ms() - t0, t1 - t0,
 	       t2 - t1, ec->runs);
 	keep_last(ec->plugin, e, f, &t, report);
+	ec->plugin->sweep.routed = true;
 	ec->plugin->last_routing_policy = ec->plugin->routing_policy;
 	ec->plugin->last_routing_mode = ec->plugin->routing_mode;
-	f = NULL;
 out_free:
 	vf_route_groups_free(&groups);
 	free(report);
 	vf_lfts_free(&t);
-	vf_fabric_destroy(f);
 	return rc ? -1 : 0;
 }
 

@@ -221,8 +221,25 @@ static int add_aliases(struct vf_fabric *f, osm_subn_t *subn,
 	return 0;
 }
 
+/* Models built in this process (vf_fabric_from_subnet_count()). */
+static uint64_t models;
+
+uint64_t vf_fabric_from_subnet_count(void)
+{
+	return __atomic_load_n(&models, __ATOMIC_RELAXED);
+}
+
+/* Forget the LIDs read: the LID manager has not run yet. */
+static void clear_lids(struct vf_fabric *f)
+{
+	for (uint32_t i = 0; i < f->num_ports; i++) {
+		f->ports[i].base_lid = 0;
+		f->ports[i].lmc = 0;
+	}
+}
+
 struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn,
-					struct vf_node_descs *descs)
+					struct vf_node_descs *descs, bool lids)
 {
 	cl_qmap_t *tbl = &subn->node_guid_tbl;
 	uint32_t count = cl_qmap_count(tbl), n = 0;
@@ -235,6 +252,7 @@ struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn,
 	cl_map_item_t *item;
 	char buf[VF_DESC_LEN + 1];
 
+	__atomic_add_fetch(&models, 1, __ATOMIC_RELAXED);
 	if (!idx || !osm_nodes || !f || reserve(f, tbl))
 		goto out_fail;
 	for (item = cl_qmap_head(tbl); item != cl_qmap_end(tbl);
@@ -259,6 +277,8 @@ struct vf_fabric *vf_fabric_from_subnet(struct osm_subn *subn,
 	for (uint32_t i = 0; i < n; i++)
 		if (link_ports(f, idx, n, i, osm_nodes[i]))
 			goto out_fail;
+	if (!lids)
+		clear_lids(f);
 	if (vf_fabric_finalize(f) || add_aliases(f, subn, idx, n))
 		goto out_fail;
 	vf_node_descs_remember(descs, seen, nseen);
@@ -275,4 +295,52 @@ out_fail:
 	free(idx);
 	free(osm_nodes);
 	return NULL;
+}
+
+/* Is port i of model node n linked as OpenSM's node is (in the model)? */
+static bool same_link(const struct vf_fabric *f, uint32_t n, unsigned i,
+		      osm_node_t *node)
+{
+	const struct vf_port *mp = vf_node_port(f, &f->nodes[n], i);
+	osm_physp_t *physp = osm_node_get_physp_ptr(node, i);
+	osm_physp_t *rem = physp ? osm_physp_get_remote(physp) : NULL;
+	osm_node_t *rnode = rem ? osm_physp_get_node_ptr(rem) : NULL;
+	const struct vf_port *mr;
+
+	if (!rnode || !rnode->discovery_count)
+		return mp->remote == VF_NONE;
+	if (mp->remote == VF_NONE)
+		return false;
+	mr = &f->ports[mp->remote];
+	return f->nodes[mr->node].guid ==
+	       cl_ntoh64(osm_node_get_node_guid(rnode)) &&
+	       mr->num == osm_physp_get_port_num(rem);
+}
+
+int vf_fabric_refresh_from_subnet(struct vf_fabric *f, struct osm_subn *subn)
+{
+	cl_qmap_t *tbl = &subn->node_guid_tbl;
+	uint32_t n = 0;
+
+	/* the model's nodes are the table's live ones, in its (GUID) order */
+	for (cl_map_item_t *item = cl_qmap_head(tbl); item != cl_qmap_end(tbl);
+	     item = cl_qmap_next(item)) {
+		osm_node_t *node = (osm_node_t *)item;
+
+		if (!node->discovery_count)
+			continue;
+		if (n == f->num_nodes ||
+		    f->nodes[n].guid !=
+		    cl_ntoh64(osm_node_get_node_guid(node)) ||
+		    f->nodes[n].num_ports != osm_node_get_num_physp(node) - 1)
+			return 1;
+		for (unsigned i = 1; i <= f->nodes[n].num_ports; i++)
+			if (!same_link(f, n, i, node))
+				return 1;
+		fill_ports(f, n, node);
+		n++;
+	}
+	if (n != f->num_nodes)
+		return 1;
+	return vf_fabric_reindex_lids(f);
 }

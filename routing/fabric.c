@@ -24,12 +24,18 @@ struct vf_fabric *vf_fabric_create(void)
 	}
 	f->strings_cap = 256;
 	f->strings_len = 1;
+	f->refs = 1;
 	return f;
+}
+
+void vf_fabric_hold(struct vf_fabric *f)
+{
+	f->refs++;
 }
 
 void vf_fabric_destroy(struct vf_fabric *f)
 {
-	if (!f)
+	if (!f || --f->refs)
 		return;
 	free(f->nodes);
 	free(f->ports);
@@ -228,7 +234,7 @@ int vf_fabric_assign_lids(struct vf_fabric *f, unsigned lmc)
 	return 0;
 }
 
-static int index_lids(struct vf_fabric *f)
+static int fill_lid_table(struct vf_fabric *f)
 {
 	unsigned max = 0;
 
@@ -276,6 +282,19 @@ static int index_lids(struct vf_fabric *f)
 	return 0;
 }
 
+/* The LID table; on an error it is empty (max_lid 0). */
+static int index_lids(struct vf_fabric *f)
+{
+	int rc;
+
+	free(f->lid_port);
+	f->lid_port = NULL;
+	rc = fill_lid_table(f);
+	if (rc)
+		f->max_lid = 0;
+	return rc;
+}
+
 int vf_fabric_finalize(struct vf_fabric *f)
 {
 	uint32_t nsw = 0;
@@ -299,6 +318,11 @@ int vf_fabric_finalize(struct vf_fabric *f)
 		return rc;
 	f->finalized = true;
 	return 0;
+}
+
+int vf_fabric_reindex_lids(struct vf_fabric *f)
+{
+	return index_lids(f);
 }
 
 uint32_t vf_fabric_lid_node(const struct vf_fabric *f, unsigned lid)

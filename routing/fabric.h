@@ -100,6 +100,7 @@ struct vf_fabric {
 	bool finalized;
 	struct vf_alias *aliases;
 	uint32_t num_aliases, aliases_cap;
+	unsigned refs;		/* holders (vf_fabric_hold); one thread only */
 };
 
 /*
@@ -114,6 +115,12 @@ struct vf_lfts {
 
 /* Building.  Every call returns 0 or a negative errno. */
 struct vf_fabric *vf_fabric_create(void);
+/*
+ * A model is created with one holder; hold adds one, destroy drops one
+ * and frees the model with the last (the plugin's sweep and its last
+ * routing share one).  Not atomic: one thread only.
+ */
+void vf_fabric_hold(struct vf_fabric *f);
 void vf_fabric_destroy(struct vf_fabric *f);
 /*
  * Optional: make room for this many nodes, port slots (physical ports plus
@@ -144,6 +151,12 @@ int vf_fabric_link(struct vf_fabric *f, uint32_t port_a, uint32_t port_b);
  * used twice, -ERANGE past VF_MAX_LID).  No changes are allowed afterwards.
  */
 int vf_fabric_finalize(struct vf_fabric *f);
+/*
+ * After finalize, the only change allowed: the ports' base_lid and lmc
+ * were set again (the SM assigned LIDs); index them anew.  0, or as
+ * finalize; on an error the LID table is left empty (max_lid 0).
+ */
+int vf_fabric_reindex_lids(struct vf_fabric *f);
 /*
  * Give every switch port 0 and every CA port without a LID one, in node order
  * (switches first), each in its own block of 2^lmc LIDs aligned to 2^lmc, as

@@ -27,6 +27,8 @@
 #include "partition/plan.h"
 #include "partition/qos.h"
 #include "partition/query.h"
+#include "partition/resolution.h"
+#include "partition/sapolicy.h"
 #include "partition/vftraffic.h"
 #include "routing/netfile.h"
 #include "routing/vfjson.h"
@@ -226,17 +228,21 @@ static int check_on_fabric(const struct vf_config *c, const char *topo)
 	struct vf_err err = { "" };
 	struct vf_diag d = { 0 };
 	struct vf_fabric *f = vf_cli_topo(topo, 0, NULL, &err);
+	struct vf_resolution r;
 	int n;
 
 	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		return -1;
 	}
-	if (vf_warn_fabric(c, f, VF_NONE, &d)) {
+	if (vf_resolve(&r, c, f, VF_NONE) || vf_warn_fabric(&r, &d)) {
 		fprintf(stderr, "vfabric: out of memory\n");
+		vf_resolution_free(&r);
+		vf_diag_free(&d);
 		vf_fabric_destroy(f);
 		return -1;
 	}
+	vf_resolution_free(&r);
 	for (unsigned i = 0; i < d.n; i++)
 		fprintf(stderr, "warning: %s\n", d.v[i].text);
 	n = (int)d.n;
@@ -581,6 +587,65 @@ static int add_alias(struct vf_fabric *f, const char *arg)
 	return vf_fabric_add_alias(f, port, alias);
 }
 
+static void print_diag(const struct vf_diag *d)
+{
+	for (unsigned i = 0; i < d->n; i++)
+		fprintf(stderr, "%s: %s\n", d->v[i].level == VF_DIAG_ERROR ?
+			"error" : "warning", d->v[i].text);
+}
+
+void vf_cli_sweep_init(struct vf_cli_sweep *s, const struct vf_config *c,
+		       const struct vf_fabric *f)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->f = f;
+	s->sm_port = VF_NONE;
+}
+
+const struct vf_resolution *vf_cli_resolution(struct vf_cli_sweep *s)
+{
+	if (!s->resolved && vf_resolve(&s->r, s->c, s->f, s->sm_port)) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		return NULL;
+	}
+	s->resolved = true;
+	return &s->r;
+}
+
+const struct vf_plan *vf_cli_plan(struct vf_cli_sweep *s)
+{
+	const struct vf_resolution *r = vf_cli_resolution(s);
+	struct vf_assignment fresh = { 0 };
+	struct vf_diag d = { 0 };
+	int rc;
+
+	if (!r || s->planned)
+		return r ? &s->plan : NULL;
+	rc = s->warn ? vf_warn_fabric(r, &d) : 0;
+	if (!rc)
+		rc = vf_plan_build(r, &s->po, s->assign ? s->assign : &fresh,
+				   &s->plan, &d);
+	print_diag(&d);
+	vf_diag_free(&d);
+	vf_assignment_free(&fresh);
+	if (rc) {
+		fprintf(stderr, "vfabric: the configuration cannot be resolved on this fabric%s\n",
+			rc == -ENOMEM ? ": out of memory" : "");
+		return NULL;
+	}
+	s->planned = true;
+	return &s->plan;
+}
+
+void vf_cli_sweep_free(struct vf_cli_sweep *s)
+{
+	if (s->planned)
+		vf_plan_free(&s->plan);
+	vf_resolution_free(&s->r);
+	s->resolved = s->planned = false;
+}
+
 int vf_cmd_resolve(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -599,14 +664,15 @@ int vf_cmd_resolve(int argc, char **argv)
 	unsigned vls = 8;
 	const char *aliases[64];
 	unsigned num_aliases = 0;
-	struct vf_plan_opts po = { .sm_port = VF_NONE };
+	struct vf_plan_opts po = { 0 };
 	const char *topo = NULL, *assign = NULL, *sm = NULL, *emit = NULL;
 	struct vf_assignment a = { 0 };
 	struct vf_err err = { "" };
 	struct vf_diag d = { 0 };
 	struct vf_fabric *f = NULL;
+	struct vf_cli_sweep sw = { 0 };
+	const struct vf_plan *plan;
 	struct vf_config c;
-	struct vf_plan plan;
 	unsigned cap = 0;
 	bool json = false;
 	int ch, rc = 2;
@@ -654,43 +720,39 @@ int vf_cmd_resolve(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
+	vf_cli_sweep_init(&sw, &c, f);
 	if (sm) {
-		po.sm_port = find_sm_port(f, sm, "--sm");
-		if (po.sm_port == VF_NONE) {
+		sw.sm_port = find_sm_port(f, sm, "--sm");
+		if (sw.sm_port == VF_NONE) {
 			rc = 2;
 			goto out;
 		}
 	}
 	if (assign)
 		vf_assignment_load(&a, assign, &d);
-	if (vf_warn_fabric(&c, f, po.sm_port == VF_NONE ? VF_NONE :
-			   f->ports[po.sm_port].node, &d)) {
-		fprintf(stderr, "vfabric: out of memory\n");
-		rc = 1;
+	print_diag(&d);
+	sw.po = po;
+	sw.assign = &a;
+	sw.warn = true;
+	plan = vf_cli_plan(&sw);
+	rc = 1;
+	if (!plan)
 		goto out;
-	}
-	rc = vf_plan_build(&c, f, &po, &a, &plan, &d);
-	for (unsigned i = 0; i < d.n; i++)
-		fprintf(stderr, "%s: %s\n", d.v[i].level == VF_DIAG_ERROR ?
-			"error" : "warning", d.v[i].text);
-	if (rc) {
-		rc = 1;
-		goto out;
-	}
-	if (print_plan(&c, &plan, f, json)) {
+	rc = 0;
+	if (print_plan(&c, plan, f, json)) {
 		fprintf(stderr, "vfabric: out of memory\n");
 		rc = 1;
 	}
 	if (!json)
-		print_qos(&c, &plan, vls ? vls : 1);
+		print_qos(&c, plan, vls ? vls : 1);
 	if (assign && a.changed)
 		vf_assignment_save(&a, assign);
-	if (emit && vf_emit_partitions_file(emit, &plan, f, argv[optind])) {
+	if (emit && vf_emit_partitions_file(emit, plan, f, argv[optind])) {
 		fprintf(stderr, "vfabric: cannot write %s\n", emit);
 		rc = 1;
 	}
-	vf_plan_free(&plan);
 out:
+	vf_cli_sweep_free(&sw);
 	vf_diag_free(&d);
 	vf_assignment_free(&a);
 	vf_fabric_destroy(f);
@@ -837,6 +899,33 @@ static int print_explain_json(const struct vf_config *c,
 	return rc;
 }
 
+/*
+ * explain: the SA's own snapshot (partition/sapolicy.h) of c as planned,
+ * and the rows of the two ports in it, as the plugin's PathRecord handler
+ * finds them.  0, or 1 after saying why.
+ */
+static int sa_snapshot(struct vf_config *c, const struct vf_resolution *r,
+		       const struct vf_plan *plan, const uint32_t slots[2],
+		       struct vf_sa_policy **pol, struct vf_path_query *q)
+{
+	int64_t src, dst;
+
+	*pol = vf_sa_policy_build(c, r, plan, VF_PATHSEL_MINIMAL);
+	if (!*pol) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		return 1;
+	}
+	src = vf_sa_policy_row(*pol, r->fabric->ports[slots[0]].guid);
+	dst = vf_sa_policy_row(*pol, r->fabric->ports[slots[1]].guid);
+	if (src < 0 || dst < 0) {
+		fprintf(stderr, "vfabric: --src and --dst must be end ports (a CA port or a switch)\n");
+		return 1;
+	}
+	q->src = (uint32_t)src;
+	q->dst = (uint32_t)dst;
+	return 0;
+}
+
 int vf_cmd_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -853,20 +942,23 @@ int vf_cmd_explain(int argc, char **argv)
 	const char *topo = NULL, *src = NULL, *dst = NULL, *sm = NULL;
 	bool json = false;
 	struct vf_path_query q = { .pkey = -1, .sl = -1 };
-	struct vf_plan_opts po = { .sm_port = VF_NONE };
-	struct vf_assignment as = { 0 };
-	struct vf_dg_members m = { 0 };
+	struct vf_cli_sweep sw = { 0 };
+	const struct vf_plan *plan;
+	struct vf_sa_policy *pol = NULL;
 	struct vf_err err = { "" };
-	struct vf_diag d = { 0 };
 	struct vf_path_answers a = { 0 };
 	struct vf_fabric *f = NULL;
-	struct vf_config c;
-	struct vf_plan plan = { 0 };
-	struct vf_path_policy pol;
-	uint8_t *rows = NULL;
+	/* on the heap, as the plugin's: the SA's snapshot holds it */
+	struct vf_config *c = calloc(1, sizeof(*c));
 	uint32_t slots[2];
 	int ch, rc = 2;
 
+	if (!c) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		return 2;
+	}
+	vf_config_init(c);
+	c->refs = 1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "t:s:d:i:k:l:m:j", opts, NULL)) !=
 	       -1) {
@@ -883,15 +975,14 @@ int vf_cmd_explain(int argc, char **argv)
 		case 'k': q.pkey = (int)(strtoul(optarg, NULL, 0) & 0x7fff); break;
 		case 'l': q.sl = (int)strtoul(optarg, NULL, 0); break;
 		default:
-			return 2;
+			goto out;
 		}
 	}
 	if (optind != argc - 1 || !topo || !src || !dst) {
 		fprintf(stderr, "usage: vfabric explain FILE --topo NET --src NODE --dst NODE [--sid HEX] [--pkey P] [--sl N] [--sm NODE] [--json]\nTry 'vfabric --help'.\n");
-		return 2;
+		goto out;
 	}
-	vf_config_init(&c);
-	if (vf_cli_load_config(argv[optind], &c)) {
+	if (vf_cli_load_config(argv[optind], c)) {
 		rc = 1;
 		goto out;
 	}
@@ -900,76 +991,53 @@ int vf_cmd_explain(int argc, char **argv)
 		fprintf(stderr, "vfabric: %s\n", err.msg);
 		goto out;
 	}
-	q.src = find_sm_port(f, src, "--src");
-	q.dst = q.src == VF_NONE ? VF_NONE :
-		find_sm_port(f, dst, "--dst");
-	po.sm_port = sm ? find_sm_port(f, sm, "--sm") : VF_NONE;
-	if (q.src == VF_NONE || q.dst == VF_NONE || (sm && po.sm_port == VF_NONE))
+	vf_cli_sweep_init(&sw, c, f);
+	slots[0] = find_sm_port(f, src, "--src");
+	slots[1] = slots[0] == VF_NONE ? VF_NONE :
+		   find_sm_port(f, dst, "--dst");
+	sw.sm_port = sm ? find_sm_port(f, sm, "--sm") : VF_NONE;
+	if (slots[0] == VF_NONE || slots[1] == VF_NONE ||
+	    (sm && sw.sm_port == VF_NONE))
 		goto out;
-	slots[0] = q.src;
-	slots[1] = q.dst;
-	q.src = 0;	/* rows of the membership table */
-	q.dst = 1;
-	if (vf_plan_build(&c, f, &po, &as, &plan, &d) ||
-	    vf_dg_resolve(&c, f, po.sm_port == VF_NONE ? VF_NONE :
-			  f->ports[po.sm_port].node, &m) ||
-	    vf_vf_members_build(&c, &m, slots, 2, &rows)) {
-		fprintf(stderr, "vfabric: the configuration cannot be resolved\n");
-		rc = 1;
+	rc = 1;
+	plan = vf_cli_plan(&sw);
+	if (!plan || sa_snapshot(c, &sw.r, plan, slots, &pol, &q))
 		goto out;
-	}
-	pol = (struct vf_path_policy){ &c, plan.vf_pkey, plan.vf_sl, rows };
-	if (vf_path_vfs(&pol, &q, true, &a)) {
+	if (vf_path_vfs(&pol->path, &q, true, &a)) {
 		fprintf(stderr, "vfabric: the configuration cannot be resolved\n");
-		rc = 1;
 		goto out;
 	}
 	if (json) {
-		if (print_explain_json(&c, &m, f, slots, &q, &a)) {
+		if (print_explain_json(c, &sw.r.dg, f, slots, &q, &a)) {
 			fprintf(stderr, "vfabric: out of memory\n");
 			rc = 2;
 			goto out;
 		}
 	} else {
-		print_groups(&c, &m, f, "source", slots[0]);
-		print_groups(&c, &m, f, "destination", slots[1]);
+		print_groups(c, &sw.r.dg, f, "source", slots[0]);
+		print_groups(c, &sw.r.dg, f, "destination", slots[1]);
 		if (q.sid_given)
-			print_apps(&c, q.sid);
-		print_answers(&c, &a);
+			print_apps(c, q.sid);
+		print_answers(c, &a);
 	}
 	rc = a.n ? 0 : 1;
 out:
-	free(rows);
 	vf_path_answers_free(&a);
-	vf_plan_free(&plan);
-	vf_dg_members_free(&m);
-	vf_assignment_free(&as);
-	vf_diag_free(&d);
+	vf_sa_policy_release(pol);
+	vf_cli_sweep_free(&sw);
 	vf_fabric_destroy(f);
-	vf_config_free(&c);
+	vf_config_release(c);
 	return rc;
 }
 
-int vf_cli_traffic(const struct vf_config *c, const struct vf_fabric *f,
-		   struct vf_traffic *tr)
+int vf_cli_traffic(struct vf_cli_sweep *s, struct vf_traffic *tr)
 {
-	struct vf_plan_opts po = { .sm_port = VF_NONE };
-	struct vf_assignment a = { 0 };
-	struct vf_diag d = { 0 };
-	struct vf_plan plan;
-	int rc = vf_plan_build(c, f, &po, &a, &plan, &d);
+	const struct vf_plan *plan = vf_cli_plan(s);
+	int rc;
 
-	for (unsigned i = 0; i < d.n; i++)
-		fprintf(stderr, "%s: %s\n", d.v[i].level == VF_DIAG_ERROR ?
-			"error" : "warning", d.v[i].text);
-	vf_diag_free(&d);
-	vf_assignment_free(&a);
-	if (rc) {
-		fprintf(stderr, "vfabric: the configuration cannot be resolved on this fabric\n");
+	if (!plan)
 		return 2;
-	}
-	rc = vf_traffic_build(c, plan.vf_pkey, plan.num_vfs, f, VF_NONE, tr);
-	vf_plan_free(&plan);
+	rc = vf_traffic_build(&s->r, plan->vf_pkey, plan->num_vfs, tr);
 	if (rc) {
 		fprintf(stderr, "vfabric: %s\n", strerror(-rc));
 		return 2;

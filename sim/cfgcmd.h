@@ -4,6 +4,8 @@
 #define VF_CFGCMD_H
 
 #include "partition/config.h"
+#include "partition/plan.h"
+#include "partition/resolution.h"
 #include "routing/traffic.h"
 
 /*
@@ -14,12 +16,35 @@
 int vf_cli_load_config(const char *path, struct vf_config *c);
 
 /*
- * The traffic classes (one per active VF) of config c resolved on f, as
- * the plugin would assign P_Keys afresh, for the per-class metrics.
+ * A configuration on a net file as one sweep of the plugin sees it
+ * (plugin/sweep.h, plugin/partitions.c): resolved once, then from that
+ * resolution the fabric warnings and the plan, each when first asked for.
+ */
+struct vf_cli_sweep {
+	const struct vf_config *c;
+	const struct vf_fabric *f;
+	uint32_t sm_port;		/* the SM's port slot, or VF_NONE */
+	struct vf_plan_opts po;		/* OpenSM's options */
+	struct vf_assignment *assign;	/* the P_Key cache, or NULL: afresh */
+	bool warn;			/* print the fabric warnings too */
+	struct vf_resolution r;
+	struct vf_plan plan;
+	bool resolved, planned;
+};
+/* No SM port, no options, P_Keys afresh, no fabric warnings. */
+void vf_cli_sweep_init(struct vf_cli_sweep *s, const struct vf_config *c,
+		       const struct vf_fabric *f);
+/* Its resolution, or its plan; NULL after saying why on stderr. */
+const struct vf_resolution *vf_cli_resolution(struct vf_cli_sweep *s);
+const struct vf_plan *vf_cli_plan(struct vf_cli_sweep *s);
+void vf_cli_sweep_free(struct vf_cli_sweep *s);
+
+/*
+ * The traffic classes (one per active VF) of the sweep's config, as the
+ * plugin would assign P_Keys afresh, for the per-class metrics.
  * Returns 0, or 2 (bad input) after saying why on stderr.
  */
-int vf_cli_traffic(const struct vf_config *c, const struct vf_fabric *f,
-		   struct vf_traffic *tr);
+int vf_cli_traffic(struct vf_cli_sweep *s, struct vf_traffic *tr);
 
 /* vfabric check FILE: lint a config; exit 0 clean, 1 errors, 2 usage. */
 int vf_cmd_check_config(int argc, char **argv);

@@ -581,15 +581,18 @@ static int load_previous(const struct cli *c, struct vf_fabric **pf,
  * --config: the file's routing groups (FatTreeTopology, RoutingOrder,
  * SpineFirstRouting) resolved on f; flags given on the command line win.
  */
-static int config_groups(const struct cli *c, const struct vf_config *cfg,
-			 const struct vf_fabric *f, struct vf_route_groups *g,
-			 struct vf_route_opts *o)
+static int config_groups(const struct cli *c, struct vf_cli_sweep *sw,
+			 struct vf_route_groups *g, struct vf_route_opts *o)
 {
+	const struct vf_resolution *r;
 	int rc;
 
 	if (!c->config)
 		return 0;
-	rc = vf_route_groups_build(cfg, f, VF_NONE, g);
+	r = vf_cli_resolution(sw);
+	if (!r)
+		return EXIT_USAGE;
+	rc = vf_route_groups_build(r, g);
 	if (rc) {
 		fprintf(stderr, "vfabric: %s\n", strerror(-rc));
 		return EXIT_USAGE;
@@ -624,15 +627,14 @@ static int load_config(const struct cli *c, struct vf_config *cfg,
 	return EXIT_USAGE;
 }
 
-/* With --config: the traffic classes of cfg on f into tr, else none. */
-static int config_traffic(const struct cli *c, const struct vf_config *cfg,
-			  const struct vf_fabric *f, struct vf_traffic *tr,
-			  const struct vf_traffic **out)
+/* With --config: the traffic classes of the sweep into tr, else none. */
+static int config_traffic(const struct cli *c, struct vf_cli_sweep *sw,
+			  struct vf_traffic *tr, const struct vf_traffic **out)
 {
 	*out = NULL;
 	if (!c->config)
 		return 0;
-	if (vf_cli_traffic(cfg, f, tr))
+	if (vf_cli_traffic(sw, tr))
 		return EXIT_USAGE;
 	*out = tr;
 	return 0;
@@ -640,18 +642,18 @@ static int config_traffic(const struct cli *c, const struct vf_config *cfg,
 
 /* --partition-routing, else the file's <Sm><PartitionRouting>: the
  * classes into tr (and *classes) and the engine options. */
-static int partition_routing(const struct cli *c, const struct vf_config *cfg,
-			     const struct vf_fabric *f, struct vf_traffic *tr,
+static int partition_routing(const struct cli *c, struct vf_cli_sweep *sw,
+			     struct vf_traffic *tr,
 			     const struct vf_traffic **classes,
 			     struct vf_route_opts *o)
 {
 	int mode = c->partition_routing >= 0 ? c->partition_routing :
-		   c->config ? cfg->partition_routing : -1;
+		   c->config ? sw->c->partition_routing : -1;
 	int rc;
 
 	if (mode <= VF_PROUTE_OFF)
 		return 0;
-	rc = config_traffic(c, cfg, f, tr, classes);
+	rc = config_traffic(c, sw, tr, classes);
 	if (rc)
 		return rc;
 	o->traffic = tr;
@@ -697,6 +699,7 @@ static int cmd_route(int argc, char **argv)
 	struct vf_route_groups groups = { .spine_first = -1 };
 	struct vf_traffic tr = { 0 };
 	const struct vf_traffic *classes = NULL;
+	struct vf_cli_sweep sw = { 0 };
 	struct vf_config cfg;
 	struct timespec t0, t1;
 	int rc = parse_args(argc, argv, &c);
@@ -745,11 +748,12 @@ static int cmd_route(int argc, char **argv)
 		goto out_free;
 	}
 	rc = tty_dump_check(&c, f);
+	vf_cli_sweep_init(&sw, &cfg, f);
 	vf_progress_pause(true);	/* the config's messages */
 	if (!rc)
-		rc = config_groups(&c, &cfg, f, &groups, &opts);
+		rc = config_groups(&c, &sw, &groups, &opts);
 	if (!rc)
-		rc = partition_routing(&c, &cfg, f, &tr, &classes, &opts);
+		rc = partition_routing(&c, &sw, &tr, &classes, &opts);
 	vf_progress_pause(false);
 	if (rc)
 		goto out_free;
@@ -780,7 +784,7 @@ static int cmd_route(int argc, char **argv)
 	}
 	vf_progress_pause(true);
 	if (!rc && c.check && !classes)
-		rc = config_traffic(&c, &cfg, f, &tr, &classes);
+		rc = config_traffic(&c, &sw, &tr, &classes);
 	vf_progress_pause(false);
 	if (!rc && c.check)
 		rc = report_checks(&c, f, &t, classes,
@@ -788,6 +792,7 @@ static int cmd_route(int argc, char **argv)
 out_free:
 	vf_progress_end();
 	vf_log_set_sink(NULL, NULL);
+	vf_cli_sweep_free(&sw);
 	vf_traffic_free(&tr);
 	vf_config_free(&cfg);
 	vf_route_groups_free(&groups);
@@ -806,6 +811,7 @@ static int cmd_check(int argc, char **argv)
 	struct vf_lfts t = { 0 };
 	struct vf_traffic tr = { 0 };
 	const struct vf_traffic *classes = NULL;
+	struct vf_cli_sweep sw = { 0 };
 	struct vf_fabric *f = NULL;
 	struct vf_config cfg;
 	int rc = parse_args(argc, argv, &c);
@@ -830,13 +836,15 @@ static int cmd_check(int argc, char **argv)
 	/* -o: the tables checked (with --lfts live, what the switches hold) */
 	if (!rc && c.out)
 		rc = write_dump(&c, f, &t);
+	vf_cli_sweep_init(&sw, &cfg, f);
 	if (!rc)
-		rc = config_traffic(&c, &cfg, f, &tr, &classes);
+		rc = config_traffic(&c, &sw, &tr, &classes);
 	vf_progress_pause(false);
 	if (!rc)
 		rc = report_checks(&c, f, &t, classes, stdout);
 	vf_progress_end();
 	vf_log_set_sink(NULL, NULL);
+	vf_cli_sweep_free(&sw);
 	vf_traffic_free(&tr);
 	vf_config_free(&cfg);
 	vf_lfts_free(&t);

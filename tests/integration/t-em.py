@@ -110,9 +110,22 @@ def em_rc(sim, node, *args):
     return res.returncode, res.stdout, res.stderr
 
 
-def plugin_options(conf, key=KEY):
+def plugin_options(conf, key=KEY, metrics=None):
     return (f"log_level=info config={conf} em_key={key} "
-            f"em_key_lease={LEASE}")
+            f"em_key_lease={LEASE}" +
+            (f" metrics_file={metrics}" if metrics else ""))
+
+
+def snapshot_counts(path):
+    """The last sweep's fabric models and DeviceGroup resolutions, from
+    the metrics file."""
+    with open(path) as fh:
+        text = fh.read()
+    return tuple(
+        float(m.group(1)) if m else None for m in (
+            re.search(rf"^opensm_vfabric_last_sweep_{name} (\S+)$", text,
+                      re.M)
+            for name in ("fabric_models", "group_resolutions")))
 
 
 def show(sim, lids):
@@ -205,13 +218,22 @@ def run(tap, sim, eps):
     conf = os.path.join(sim.workdir, "vf.xml")
     with open(conf, "w") as fh:
         fh.write(config(["cn0002", "cn0003"]))
+    metrics = os.path.join(sim.workdir, "em.prom")
     sim.start_ibsim()
     osm = sim.start_opensm(conf_lines=vftest.plugin_conf(
-        engine="shortestpath", options=plugin_options(conf)),
+        engine="shortestpath", options=plugin_options(conf,
+                                                      metrics=metrics)),
         plugin_dir=vftest.PLUGIN_DIR)
     sim.wait_subnet_up()
     sim.wait_log(r"vfabric: em: bound management class 0x3b")
     tap.ok(True, "the EM bound class 0x3B on OpenSM's port at SUBNET UP")
+    vfsim.wait_until(lambda: os.path.exists(metrics), 30,
+                     "the metrics file")
+    got = snapshot_counts(metrics)
+    tap.ok(got == (1.0, 1.0),
+           "one sweep, one snapshot: the partitions, the SA's policy, the "
+           "routing and the EM's vESWs came from one fabric model and one "
+           "resolution of the DeviceGroups", str(got))
     since = sim.log_offset()
     # managed: vesw is what the EM is to set
     ep1 = Endpoint("1", "cn0002", 1, None, "10.0.0.1", managed=True)

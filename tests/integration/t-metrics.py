@@ -15,7 +15,8 @@ a vFabric config, with the fattree engine:
    sweep (SIGHUP): PathRecords answered by exactly the tries sent, a
    request with NumbPath 0 refused as invalid_request, an SLtoVL query
    naming port 255 answered and counted as guarded; sweeps_total went up
-   by one and the sweep's time is sane;
+   by one and the sweep's time is sane; each sweep built one fabric model
+   and resolved the DeviceGroups once;
 4. a broken config file (SIGHUP): config_errors_total 1, as the log's
    ERR VF0802 lines, and config_source says last_good;
 5. metrics_file in a directory that does not exist: one ERR VF0120 line
@@ -142,6 +143,18 @@ def sa(sim, args, at="cn0002"):
     return (m.group(1), int(m.group(2))) if m else (out[:80], 0)
 
 
+def one_snapshot(tap, series, which):
+    """One sweep, one snapshot (plugin/sweep.h): the partitions, the SA's
+    policy, the routing groups and the route all came from one fabric
+    model and one resolution of the DeviceGroups."""
+    got = (value(series, "last_sweep_fabric_models"),
+           value(series, "last_sweep_group_resolutions"))
+    tap.ok(got == (1.0, 1.0),
+           f"{which}: one fabric model built, the DeviceGroups resolved "
+           "once (partitions, SA policy, routing groups and routing share "
+           "them)", str(got))
+
+
 def check_format(tap, text, problems, path):
     tap.ok(not problems, "the file is valid text exposition format (HELP "
            "and TYPE per family, samples, no duplicate series, prefixes, "
@@ -215,6 +228,7 @@ def first_run(tap, sim, mdir, hosts):
            value(series, "config_errors_total") == 0,
            "the configuration comes from its file, no config error",
            str(sources))
+    one_snapshot(tap, series, "the first sweep")
     dur = value(series, "last_sweep_duration_seconds")
     tap.ok(dur is not None and 0 < dur < vfsim.scaled(60),
            "the sweep's duration is there and sane", str(dur))
@@ -253,6 +267,7 @@ def first_run(tap, sim, mdir, hosts):
     tap.ok(value(series, "sweeps_total") == sweeps + 1,
            "a second sweep (SIGHUP) rewrote the file: sweeps_total + 1",
            f"{sweeps} -> {value(series, 'sweeps_total')}")
+    one_snapshot(tap, series, "the SIGHUP sweep")
     tries = sum(s[1] for s in sent)
     got = value(series, "sa_requests_answered_total",
                 attribute="PathRecord") - answered0

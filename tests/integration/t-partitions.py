@@ -19,7 +19,9 @@ from the tenant layout, not from the plugin's output):
   their values (remembered in OpenSM's cache directory);
 - a standby SM (its own, empty cache) taking over: every host keeps every
   P_Key at its index (new P_Keys come from a hash of the VF's name, so
-  both SMs compute the same ones).
+  both SMs compute the same ones);
+- the subnet changing between discovery and routing (injected): the sweep
+  builds its model again (the metrics count two), the tables are right.
 """
 
 import os
@@ -385,6 +387,43 @@ def mismatch(tap, net, conf):
         sim.stop_opensm()
 
 
+def subnet_changed(tap, net, conf):
+    """The subnet changes between discovery (the partitions) and routing
+    (injected: the model's check against the subnet at routing says so):
+    the sweep builds its model again and resolves the groups on it, the
+    routing and the P_Key tables come out as in a quiet sweep."""
+    with vfsim.Sim(net, "pkeys-changed", tap=tap) as sim:
+        metrics = os.path.join(sim.workdir, "m.prom")
+        sim.start_ibsim()
+        sm_host = sim.default_sm_node()
+        sim.start_opensm(conf_lines=vftest.plugin_conf(
+            engine="fattree", options=f"log_level=info config={conf} "
+            f"metrics_file={metrics}", plugin="vfabric-testhooks"),
+            plugin_dir=vftest.TEST_HOOKS_DIR,
+            env={"VFABRIC_TEST_SUBNET_CHANGED": "1"})
+        sim.wait_subnet_up()
+        vfsim.wait_until(lambda: os.path.exists(metrics), 30,
+                         "the metrics file")
+        log = sim.log_text()
+        tap.ok("the subnet changed after discovery; the fabric model is "
+               "built again" in log and "vfabric: fattree routed" in log and
+               "ERR" not in "".join(l for l in log.splitlines()
+                                    if "vfabric" in l),
+               "subnet changed before routing: the model is built again, "
+               "fattree routes it, no error", vfsim.tail(sim.osms[-1].log))
+        with open(metrics) as fh:
+            text = fh.read()
+        got = [re.search(rf"^opensm_vfabric_last_sweep_{n} (\S+)$", text,
+                         re.M) for n in ("fabric_models",
+                                         "group_resolutions")]
+        got = tuple(float(m.group(1)) if m else None for m in got)
+        tap.ok(got == (2.0, 2.0), "metrics: two models and two "
+               "resolutions in that sweep", str(got))
+        check_tables(tap, "subnet changed before routing", read_tables(sim),
+                     {"A": PK_A, "B": 0x10, "S": PK_S}, sm_host)
+        sim.stop_opensm()
+
+
 def main():
     tap = vfsim.Tap()
     vftest.start(tap)
@@ -406,6 +445,7 @@ def main():
     with open(conf, "w") as fh:
         fh.write(HEAD + VF_A + VF_B + VF_STORAGE + TAIL)
     mismatch(tap, net, conf)
+    subnet_changed(tap, net, conf)
     vfsim.shutil.rmtree(work, ignore_errors=True)
     tap.done()
 

@@ -28,6 +28,7 @@
 #include "routing/netfile.h"
 #include "fabrics.h"
 #include "taptest.h"
+#include "planon.h"
 
 #define NHOSTS 16
 #define MAXVF 8
@@ -139,7 +140,7 @@ static bool run_plan(const struct vf_fabric *f, const struct tvf *vfs,
 		     uint16_t *out, struct vf_plan *keep)
 {
 	static char text[65536];
-	struct vf_plan_opts o = { .sm_port = VF_NONE, .held = held };
+	struct vf_plan_opts o = { .held = held };
 	struct vf_diag d = { 0 };
 	struct vf_config c;
 	struct vf_plan p;
@@ -148,7 +149,7 @@ static bool run_plan(const struct vf_fabric *f, const struct tvf *vfs,
 	write_config(vfs, order, n, text, sizeof(text));
 	if (!load(text, &c))
 		return false;
-	ok = !vf_plan_build(&c, f, &o, a, &p, &d);
+	ok = !plan_on(&c, f, VF_NONE, &o, a, &p, &d);
 	for (unsigned i = 0; ok && i < MAXVF; i++)
 		out[i] = 0;
 	for (unsigned i = 0; ok && i < n; i++)

@@ -205,9 +205,11 @@ static bool one(const struct vf_fabric *f, unsigned *warned)
 	struct tvf v[MAXV];
 	unsigned ng = 2 + rnd(MAXG - 1), nv = 2 + rnd(MAXV - 1), want = 0;
 	struct vf_diag d = { 0 };
+	struct vf_resolution r;
 	struct vf_config c;
 	char path[256], a[96], b[96];
 	bool used[MAXG] = { false }, ok = true;
+	int rc;
 
 	gen(g, ng, v, nv);
 	snprintf(path, sizeof(path), "%s/vf.xml", tmpdir);
@@ -221,7 +223,13 @@ static bool one(const struct vf_fabric *f, unsigned *warned)
 	}
 	vf_config_validate(&c, &d);	/* the config-level warnings */
 	drop_mgmt_warnings(&d);
-	if (d.errors || vf_warn_fabric(&c, f, VF_NONE, &d)) {
+	if (d.errors || vf_resolve(&r, &c, f, VF_NONE)) {
+		ok = false;
+		goto out;
+	}
+	rc = vf_warn_fabric(&r, &d);
+	vf_resolution_free(&r);
+	if (rc) {
 		ok = false;
 		goto out;
 	}

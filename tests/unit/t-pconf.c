@@ -16,6 +16,7 @@
 #include "routing/netfile.h"
 #include "fabrics.h"
 #include "taptest.h"
+#include "planon.h"
 
 static char tmpdir[] = "/tmp/t-pconf-XXXXXX";
 
@@ -300,7 +301,8 @@ static void test_equivalence(void)
 		"T1=0x0010, ipoib, mtu=4 : @A=full, @B ;\n"
 		"T2, ipoib : @B=full ;\n";
 	struct vf_fabric *f = golden_fabric("ft2-4x4.net");
-	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct vf_plan_opts o = { 0 };
+	uint32_t sm;
 	struct vf_plan px, pc;
 	struct vf_config cx, cc;
 	struct vf_assignment ax = { 0 }, ac = { 0 };
@@ -309,12 +311,12 @@ static void test_equivalence(void)
 
 	if (!OK(f != NULL, "load the 4x4 tree"))
 		return;
-	o.sm_port = f->nodes[vf_fabric_find_name(f, "cn0016")].first_port + 1;
+	sm = f->nodes[vf_fabric_find_name(f, "cn0016")].first_port + 1;
 	OK(!load("eq.xml", xml, &cx, &d, &vfabric) &&
-	   !vf_plan_build(&cx, f, &o, &ax, &px, &d), "plan the XML");
+	   !plan_on(&cx, f, sm, &o, &ax, &px, &d), "plan the XML");
 	vf_diag_free(&d);
 	OK(!load("eq.conf", conf, &cc, &d, &vfabric) &&
-	   !vf_plan_build(&cc, f, &o, &ac, &pc, &d), "plan the partitions.conf");
+	   !plan_on(&cc, f, sm, &o, &ac, &pc, &d), "plan the partitions.conf");
 	same = px.num_parts == pc.num_parts;
 	for (unsigned k = 0; same && k < px.num_parts; k++)
 		same = same_partition(&px.parts[k], &pc.parts[k]);
@@ -356,7 +358,7 @@ static uint32_t host_port(const struct vf_fabric *f, const char *name)
 static void test_extended_rules(void)
 {
 	struct vf_fabric *f = golden_fabric("ft2-4x4.net");
-	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct vf_plan_opts o = { 0 };
 	struct vf_assignment a = { 0 };
 	struct vf_config c;
 	struct vf_diag d;
@@ -369,7 +371,6 @@ static void test_extended_rules(void)
 
 	if (!OK(f != NULL, "load the 4x4 tree"))
 		return;
-	o.sm_port = host_port(f, "cn0016");
 	snprintf(text, sizeof(text),
 		 "DeviceGroup A : desc=cn000[1-4]* ;\n"
 		 "DeviceGroup B : desc=cn000[5-8]* ;\n"
@@ -380,7 +381,7 @@ static void test_extended_rules(void)
 		 "Default=0x7fff : SELF=limited ;\n",
 		 (unsigned long long)f->ports[host_port(f, "cn0001")].guid);
 	if (!OK(!load("ext.conf", text, &c, &d, &vfabric) && vfabric &&
-		!vf_plan_build(&c, f, &o, &a, &p, &d),
+		!plan_on(&c, f, host_port(f, "cn0016"), &o, &a, &p, &d),
 		"plan a vFabric partitions.conf with split statements"))
 		goto out;
 	EQ_U(p.num_parts, 3, "three partitions: Default, T1 (two statements), T2 (two)");
@@ -398,7 +399,7 @@ static void test_extended_rules(void)
 		ok &= member(&p, t2, host_port(f, name)) == VF_MEMBER_LIMITED;
 	}
 	OK(t2 && ok, "T2 named twice without P_Key: one partition, A limited (the last entry), not full");
-	OK(member(&p, 0x7fff, o.sm_port) == VF_MEMBER_LIMITED &&
+	OK(member(&p, 0x7fff, host_port(f, "cn0016")) == VF_MEMBER_LIMITED &&
 	   member(&p, 0x7fff, host_port(f, "cn0003")) == VF_MEMBER_LIMITED,
 	   "Default: OpenSM's SELF=full overridden by the file's SELF=limited");
 	mem = open_memstream(&out, &len);

@@ -15,6 +15,7 @@
 #include "routing/netfile.h"
 #include "fabrics.h"
 #include "taptest.h"
+#include "planon.h"
 
 #define HEAD "<Config><Common><Applications>" \
 	"<Application><Name>Any</Name><Select>UnmatchedServiceID</Select></Application>" \
@@ -181,16 +182,26 @@ static uint8_t member(const struct vf_plan *p, uint16_t pkey, uint32_t port)
 	return VF_MEMBER_NONE;
 }
 
+/* How a test plans: OpenSM's options, and where the SM is. */
+struct test_opts {
+	uint32_t sm_port;
+	bool allow_both_pkeys, disconnect_unconfigured;
+};
+
 static int plan(const char *text, struct vf_fabric *f,
-		struct vf_plan_opts *o, struct vf_plan *p, struct vf_diag *d)
+		const struct test_opts *t, struct vf_plan *p, struct vf_diag *d)
 {
+	struct vf_plan_opts o = {
+		.allow_both_pkeys = t->allow_both_pkeys,
+		.disconnect_unconfigured = t->disconnect_unconfigured,
+	};
 	struct vf_assignment a = { 0 };
 	struct vf_config c;
 	int rc;
 
 	if (!load(text, &c))
 		return -1;
-	rc = vf_plan_build(&c, f, o, &a, p, d);
+	rc = plan_on(&c, f, t->sm_port, &o, &a, p, d);
 	vf_assignment_free(&a);
 	vf_config_free(&c);
 	return rc;
@@ -198,7 +209,7 @@ static int plan(const char *text, struct vf_fabric *f,
 
 static void test_plan(struct vf_fabric *f)
 {
-	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct test_opts o = { .sm_port = host(f, 16) };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	const char *text = HEAD
@@ -242,7 +253,7 @@ static void test_plan(struct vf_fabric *f)
 
 static void test_capacity(struct vf_fabric *f)
 {
-	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct test_opts o = { .sm_port = VF_NONE };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 
@@ -286,7 +297,7 @@ static void test_capacity(struct vf_fabric *f)
 /* What a port's table must hold, and the comparison with a read-back one. */
 static void test_verify(struct vf_fabric *f)
 {
-	struct vf_plan_opts o = { .sm_port = host(f, 16), .allow_both_pkeys = true };
+	struct test_opts o = { .sm_port = host(f, 16), .allow_both_pkeys = true };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	uint16_t want[8];
@@ -326,7 +337,7 @@ static void test_verify(struct vf_fabric *f)
  */
 static void test_aliases(struct vf_fabric *f)
 {
-	struct vf_plan_opts o = { .sm_port = VF_NONE, .allow_both_pkeys = true };
+	struct test_opts o = { .sm_port = VF_NONE, .allow_both_pkeys = true };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	uint32_t port = host(f, 1);
@@ -354,7 +365,7 @@ static void test_aliases(struct vf_fabric *f)
 /* Seed 002: an entry naming no end port is flagged and ignored. */
 static void test_non_end_port(struct vf_fabric *f)
 {
-	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct test_opts o = { .sm_port = VF_NONE };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	bool flagged = false;
@@ -385,7 +396,7 @@ static void test_non_end_port(struct vf_fabric *f)
 /* A VF's MulticastGroups become mgid= lines of its partition. */
 static void test_mcgroups(struct vf_fabric *f)
 {
-	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct test_opts o = { .sm_port = VF_NONE };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	const struct vf_partition *t = NULL;
@@ -451,7 +462,7 @@ static void test_mcgroup_fit(struct vf_fabric *f)
 		  "<QOS>1</QOS><BaseSL>2</BaseSL>", "<SL>5</SL>" },
 		{ "PKey other than the VF's", "", "<PKey>0x20</PKey>" },
 	};
-	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct test_opts o = { .sm_port = VF_NONE };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	char text[4096];
@@ -494,7 +505,7 @@ static void test_mcgroup_fit(struct vf_fabric *f)
  */
 static void test_fm_rules(struct vf_fabric *f)
 {
-	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct test_opts o = { .sm_port = host(f, 16) };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	const char *head = "<Config><Common><Applications>"
@@ -571,7 +582,7 @@ static void test_inactive_admin(struct vf_fabric *f)
 	static const char *const how[] = {
 		"<Enable>1</Enable><Standby>1</Standby>", "<Enable>0</Enable>",
 	};
-	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct test_opts o = { .sm_port = host(f, 16) };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	char text[4096];
@@ -608,7 +619,7 @@ static void test_inactive_admin(struct vf_fabric *f)
  */
 static void test_index0(struct vf_fabric *f)
 {
-	struct vf_plan_opts o = { .sm_port = host(f, 16) };
+	struct test_opts o = { .sm_port = host(f, 16) };
 	struct vf_diag d = { 0 };
 	struct vf_plan p;
 	char *text = NULL;

@@ -12,6 +12,7 @@
 #include "partition/xmlconf.h"
 #include "fabrics.h"
 #include "taptest.h"
+#include "planon.h"
 
 static const char config[] =
 	"<Config><Common><Applications>"
@@ -56,7 +57,7 @@ static uint32_t host(const struct vf_fabric *f, unsigned n)
 static bool load(struct world *w)
 {
 	char path[] = "/tmp/t-query-XXXXXX";
-	struct vf_plan_opts o = { .sm_port = VF_NONE };
+	struct vf_plan_opts o = { 0 };
 	struct vf_assignment a = { 0 };
 	struct vf_diag d = { 0 };
 	FILE *fp;
@@ -70,7 +71,7 @@ static bool load(struct world *w)
 	w->f = golden_fabric("ft2-4x4.net");
 	ok = w->f && !vf_xml_load(path, &w->c, &d) && !d.errors &&
 	     !vf_config_validate(&w->c, &d) &&
-	     !vf_plan_build(&w->c, w->f, &o, &a, &w->p, &d) &&
+	     !plan_on(&w->c, w->f, VF_NONE, &o, &a, &w->p, &d) &&
 	     !vf_dg_resolve(&w->c, w->f, VF_NONE, &w->m);
 	for (unsigned i = 0; !ok && i < d.n; i++)
 		printf("#   %s\n", d.v[i].text);

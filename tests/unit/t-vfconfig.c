@@ -13,6 +13,7 @@
 
 #include "partition/dgresolve.h"
 #include "partition/load.h"
+#include "partition/resolution.h"
 #include "partition/routegroups.h"
 #include "partition/xmlconf.h"
 #include "routing/netfile.h"
@@ -613,7 +614,7 @@ static void test_resolve(void)
 {
 	struct vf_config c;
 	struct vf_diag d = { 0 };
-	struct vf_dg_members m = { 0 };
+	struct vf_resolution r = { 0 };
 	struct vf_route_groups g;
 	struct vf_route_opts o;
 	struct vf_fabric *f;
@@ -625,17 +626,18 @@ static void test_resolve(void)
 	if (!OK(f && !d.errors, "load the 4x4 tree and the sample"))
 		return;
 	cn1 = vf_fabric_find_name(f, "cn0001");
-	OK(!vf_dg_resolve(&c, f, cn1, &m), "resolve the groups");
+	OK(!vf_resolve(&r, &c, f, f->nodes[cn1].first_port + 1),
+	   "resolve the groups");
 	/* 16 CA ports; 6 switch port 0s; 16 host-facing and 16 inter-switch ports */
 	{
 		unsigned all = 0, cas = 0, sws = 0, self = 0, compute = 0;
 
 		for (uint32_t p = 0; p < f->num_ports; p++) {
-			all += vf_dg_has(&m, 0, p);
-			cas += vf_dg_has(&m, 1, p);
-			sws += vf_dg_has(&m, 2, p);
-			compute += vf_dg_has(&m, 5, p);
-			self += vf_dg_has(&m, 7, p);
+			all += vf_dg_has(&r.dg, 0, p);
+			cas += vf_dg_has(&r.dg, 1, p);
+			sws += vf_dg_has(&r.dg, 2, p);
+			compute += vf_dg_has(&r.dg, 5, p);
+			self += vf_dg_has(&r.dg, 7, p);
 		}
 		EQ_U(all, 16 + 6 + 32, "All: every live port");
 		EQ_U(cas, 16, "AllCAs: the 16 CA ports");
@@ -643,7 +645,7 @@ static void test_resolve(void)
 		EQ_U(compute, 16, "Compute (cn*): the 16 hosts");
 		EQ_U(self, 1 + 6, "SMNode: the SM's port and every switch port 0");
 	}
-	OK(!vf_route_groups_build(&c, f, cn1, &g), "build the routing groups");
+	OK(!vf_route_groups_build(&r, &g), "build the routing groups");
 	EQ_U(g.core.count, 2, "CoreSwitches: spine001 and spine002");
 	OK(g.core.count == 2 && g.core.guids[0] == 0x0002c90200000001ull,
 	   "CoreSwitches holds the spines' NodeGUIDs");
@@ -655,7 +657,7 @@ static void test_resolve(void)
 	OK(!o.spine_first && o.core_switches.count == 2 &&
 	   o.num_routing_order == 2, "applied to the engine options");
 	vf_route_groups_free(&g);
-	vf_dg_members_free(&m);
+	vf_resolution_free(&r);
 	vf_diag_free(&d);
 	vf_config_free(&c);
 	vf_fabric_destroy(f);
