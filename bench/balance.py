@@ -19,7 +19,7 @@ Fabrics:
   ft2:L:S:H[:T]             2-level: L leaves of H hosts, S spines, T
                             links per leaf-spine pair
 
-  bench/balance.py --vfabric sim/vfabric --engine shortestpath ft3:12 ft2:6:3:5
+  bench/balance.py --vfabric tools/vfabric --engine shortestpath ft3:12 ft2:6:3:5
 """
 
 import argparse
@@ -92,7 +92,7 @@ def route(vfabric, engine, lmc, fab):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--vfabric", default="sim/vfabric")
+    ap.add_argument("--vfabric", default="tools/vfabric")
     ap.add_argument("--engine", default="shortestpath")
     ap.add_argument("--lmc", type=int, default=0)
     ap.add_argument("fabrics", nargs="+", metavar="FABRIC")

@@ -6,4 +6,4 @@ set -e
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
-exec python3 sim/demo.py --vfabric sim/vfabric --plugin-dir plugin/.libs "$@"
+exec python3 sim/demo.py --vfabric tools/vfabric --plugin-dir plugin/.libs "$@"

@@ -6,7 +6,7 @@
 # libibnetdisc-dev, libibmad-dev: vfabric's --topo live / --lfts live;
 # time (/usr/bin/time): make bench's peak memory of offline routings.
 # python3-pulp, coinor-cbc: the exact oracle of fattree's balance
-# (tests/integration/routeilp.py).
+# (sim/routeilp.py).
 # debhelper, dpkg-dev, fakeroot, lintian: the Debian packages
 # (scripts/build-deb.sh).  groff-base, mandoc: the man pages' lint;
 # bash-completion: the completions' test with it loaded

@@ -22,8 +22,8 @@ after its repair, under a steady PathRecord load from the hosts.
 - The report: text and JSON in the work dir (soak-report.txt/.json).
 
     SOAK_MINUTES=30 make soak
-    python3 scripts/soak.py --minutes 30 --vfabric sim/vfabric \\
-        --sa sim/vfabric-sa --plugin-dir plugin/.libs
+    python3 scripts/soak.py --minutes 30 --vfabric tools/vfabric \\
+        --sa tools/vfabric-sa --plugin-dir plugin/.libs
 """
 
 import argparse
@@ -586,8 +586,8 @@ def main():
         help="duration (default $SOAK_MINUTES or 180)")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--work", help="work dir (default ./soak-DATE-TIME)")
-    p.add_argument("--vfabric", default=os.path.join(TOP, "sim", "vfabric"))
-    p.add_argument("--sa", default=os.path.join(TOP, "sim", "vfabric-sa"))
+    p.add_argument("--vfabric", default=os.path.join(TOP, "tools", "vfabric"))
+    p.add_argument("--sa", default=os.path.join(TOP, "tools", "vfabric-sa"))
     p.add_argument("--plugin-dir", default=os.path.join(TOP, "plugin",
                                                         ".libs"))
     p.add_argument("--leaves", type=int, default=8)

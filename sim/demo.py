@@ -6,7 +6,7 @@ storage for both); the LFTs and P_Key tables read back from the simulated
 switches and hosts and checked.  Prints what happened at each step and a
 short summary; exits non-zero if any check fails.
 
-    python3 sim/demo.py --vfabric sim/vfabric --plugin-dir plugin/.libs
+    python3 sim/demo.py --vfabric tools/vfabric --plugin-dir plugin/.libs
 """
 
 import argparse
@@ -33,7 +33,7 @@ def log_lines(sim, pattern):
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--vfabric", default="sim/vfabric",
+    ap.add_argument("--vfabric", default="tools/vfabric",
                     help="the vfabric CLI (default: %(default)s)")
     ap.add_argument("--plugin-dir", default="plugin/.libs",
                     help="directory holding libvfabric.so; '' to use the "

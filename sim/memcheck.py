@@ -16,7 +16,7 @@ The mode comes from the environment, so every test runs unchanged in it:
                          under valgrind, 2 under asan, else 1).
 
 Our code: libvfabric.so, our tools, the sources of plugin/, routing/,
-partition/, vnic/, common/ and sim/.  A leak is ours when any frame of its
+partition/, vnic/, common/, tools/ and sim/.  A leak is ours when any frame of its
 allocation stack is (but for the bind object osm_vendor_bind() keeps and
 what libibnetdisc's discovery loses, see STOCK_LOSING); an
 error when the frame that made the access, or allocated or freed the
@@ -32,10 +32,11 @@ import subprocess
 
 MODES = ("", "asan", "valgrind")
 DEFAULT_SCALE = {"asan": 2.0, "valgrind": 10.0}
-OUR_DIRS = ("plugin", "routing", "partition", "vnic", "common", "sim")
+OUR_DIRS = ("plugin", "routing", "partition", "vnic", "common", "tools",
+            "sim")
 OUR_OBJECTS = ("libvfabric.so", "libvfabric-badversion.so",
                "libvfabric-testhooks.so",
-               "/sim/vfabric", "/sim/vfabric-sa", "/sim/vfabric-em",
+               "/tools/vfabric", "/tools/vfabric-sa", "/tools/vfabric-em",
                "/sim/ar-agent", "/sim/vnic-endpoint")
 _ASAN_COMMON = ("detect_leaks=1:halt_on_error=0:abort_on_error=1:"
                 "exitcode=0:fast_unwind_on_malloc=0:"

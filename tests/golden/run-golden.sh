@@ -15,7 +15,7 @@
 # UPDATE_GOLDEN=1 rewrites the .ref files of both: review the diff before
 # committing it.
 dir=${top_srcdir:-.}/tests/golden
-vfabric=${VFABRIC:-sim/vfabric}
+vfabric=${VFABRIC:-tools/vfabric}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 n=0

@@ -18,7 +18,7 @@ import vfsim
 import vftest
 
 EM = os.path.abspath(os.environ.get(
-    "VF_EM", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
+    "VF_EM", os.path.join(vftest.TOP_BUILDDIR, "tools", "vfabric-em")))
 PLAIN = b"cn0002 HCA-1"
 # Latin-1 e-acute, SOH, a backslash, UTF-8 e-acute, 0xff, a tab
 ODD = b"cn0002 \xe9\x01\\\xc3\xa9\xff\t HCA-1"

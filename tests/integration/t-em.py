@@ -61,7 +61,7 @@ from vnictest import (ENDPOINT, Endpoint, counters, host_lids, ip, lmac, ping,
                       require_root_tools, run_on_fattree, wait_counters)
 
 EMCLI = os.path.abspath(os.environ.get(
-    "VF_EM_CLI", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
+    "VF_EM_CLI", os.path.join(vftest.TOP_BUILDDIR, "tools", "vfabric-em")))
 FABRIC_ID = 3
 KEY = "0x0e1ec7ab1e5eed01"     # em_key of the plugin
 LEASE = 5                      # em_key_lease: a takeover test waits it out

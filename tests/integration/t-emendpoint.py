@@ -44,7 +44,7 @@ from vnictest import (ENDPOINT, Endpoint, counters, host_lids, ip, lmac,
                       wait_counters)
 
 EM = os.path.abspath(os.environ.get(
-    "VF_EM", os.path.join(vftest.TOP_BUILDDIR, "sim", "vfabric-em")))
+    "VF_EM", os.path.join(vftest.TOP_BUILDDIR, "tools", "vfabric-em")))
 HOST = "cn0004"         # no endpoint there: a host that is not the SM
 NOBODY = "cn0006"       # no client at all: traps to it bounce
 KEY = "0x5eed0f0e1ec7ab1e"  # the EM key of the authentication checks

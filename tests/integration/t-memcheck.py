@@ -94,7 +94,7 @@ def ownership_rules(tap):
     tap.ok(memcheck.is_ours("#3 0x7f (/x/plugin/.libs/libvfabric.so+0x12)")
            and memcheck.is_ours("by 0x4: ??? (in /b/plugin/.libs/"
                                 "libvfabric.so)")
-           and memcheck.is_ours("#1 0x5 in main ../src/sim/sa/cli.c:361")
+           and memcheck.is_ours("#1 0x5 in main ../src/tools/sa/sa_cli.c:361")
            and not memcheck.is_ours("by 0x4: ??? (in /usr/sbin/opensm)")
            and not memcheck.is_ours("#2 0x7 in f ../umad2sim/umad2sim.c:9")
            and not memcheck.is_ours("#1 0x7 (/usr/bin/vfabric-sa-x+0x1)"),

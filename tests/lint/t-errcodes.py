@@ -22,7 +22,8 @@ TOP = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(
     __file__)), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "sim"))
 import vfsim  # noqa: E402
-SOURCE_DIRS = ("plugin", "partition", "routing", "sim", "vnic", "common")
+SOURCE_DIRS = ("plugin", "partition", "routing", "tools", "sim", "vnic",
+               "common")
 LOGGED = re.compile(r'"[^"\n]*ERR VF(\d{4})(.?.?)')
 NAMED = re.compile(r"\bVF(\d{4})\b")
 ROW = re.compile(r"^\| VF(\d{4}) \| (\d+) \| (.+) \| (.+) \|$")

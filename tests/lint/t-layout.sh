@@ -2,20 +2,23 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 # Layout rules from DESIGN.md, checked on every source file:
 #  1. only plugin/ includes OpenSM headers (opensm/, complib/, iba/,
-#     vendor/): common/, routing/, partition/, vnic/, sim/, tests/ and
-#     fuzz/ build and run without OpenSM -- except the SA fuzz target's
+#     vendor/): common/, routing/, partition/, vnic/, tools/, sim/, tests/
+#     and fuzz/ build and run without OpenSM -- except the SA fuzz target's
 #     files fuzz/fuzz-sa.c and fuzz/sa-*.c, which drive the plugin's SA
 #     handlers with OpenSM's own subnet code;
 #  2. in plugin/ and those fuzz files, <opensm/osm_config.h> comes before
 #     any other OpenSM header (it changes struct layouts: without it the
-#     ABI breaks silently).
+#     ABI breaks silently);
+#  3. the installed tools (tools/) and the plugin use nothing of the test
+#     harness (sim/: ibsim agents, Python), and no installed program is
+#     built from sim/.
 top=${top_srcdir:-.}
 cd "$top" || exit 1
 n=0
 fail=0
 osm='^#include <(opensm|complib|iba|vendor)/'
 sa_fuzz='fuzz/fuzz-sa.c fuzz/sa-opensm.c fuzz/sa-subnet.c'
-for f in $(find common routing partition vnic sim tests fuzz -name '*.[ch]' \
+for f in $(find common routing partition vnic tools sim tests fuzz -name '*.[ch]' \
 	   2>/dev/null | sort); do
 	case " $sa_fuzz " in *" $f "*) continue ;; esac
 	n=$((n + 1))
@@ -38,5 +41,24 @@ for f in $(find plugin -name '*.c' | sort) $sa_fuzz; do
 		fail=1 ;;
 	esac
 done
+for f in $(find tools plugin -name '*.[ch]' | sort); do
+	n=$((n + 1))
+	if grep -Eq '^#include "sim/' "$f"; then
+		echo "not ok $n - $f includes nothing of the harness (sim/)"
+		grep -En '^#include "sim/' "$f" | sed 's/^/#   /'
+		fail=1
+	else
+		echo "ok $n - $f includes nothing of the harness (sim/)"
+	fi
+done
+n=$((n + 1))
+installed=$(grep -Eh '^[a-z_]+_(PROGRAMS|LTLIBRARIES|LIBRARIES|SCRIPTS|DATA|PYTHON) *\+?=.*(^|[ =])sim/' \
+	*/Makefile.inc Makefile.am 2>/dev/null | grep -Ev '^(noinst|check)_')
+if [ -z "$installed" ]; then
+	echo "ok $n - nothing installed is built from sim/"
+else
+	echo "not ok $n - nothing installed is built from sim/: $installed"
+	fail=1
+fi
 echo "1..$n"
 exit $fail

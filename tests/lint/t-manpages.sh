@@ -29,16 +29,16 @@ trap 'rm -rf "$tmp"' EXIT
 
 version=$(sed -n 's/^PACKAGE_VERSION = //p' "$build/Makefile")
 tools="vfabric vfabric-sa vfabric-em"
-bin() { echo "$build/sim/$1"; }
+bin() { echo "$build/tools/$1"; }
 page() { case $1 in *.7) echo "$top/man/$1" ;; *) echo "$top/man/$1.1" ;; esac; }
 # A page as text: one paragraph a line, no hyphenation, no bold
 render() { groff -man -Tascii -rLL=2000n -rHY=0 -P-cbou "$1" 2>/dev/null; }
 # The commands of a tool, from its command table in the source
 commands() {
 	case $1 in
-	vfabric) src=$top/sim/vfabric.c pat='cmd_|vf_cmd_' ;;
-	vfabric-sa) src=$top/sim/sa/sa_cli.c pat='OPTS_COMMON' ;;
-	vfabric-em) src=$top/sim/em/em_cli.c pat='COMMON' ;;
+	vfabric) src=$top/tools/cli/vfabric.c pat='cmd_|vf_cmd_' ;;
+	vfabric-sa) src=$top/tools/sa/sa_cli.c pat='OPTS_COMMON' ;;
+	vfabric-em) src=$top/tools/em/em_cli.c pat='COMMON' ;;
 	esac
 	sed -n -E "s/^[[:space:]]*\{ \"([a-z-]+)\", ($pat).*/\1/p" "$src"
 }

@@ -26,14 +26,14 @@ BUILD = os.environ.get("top_builddir", os.getcwd())
 LIBS = os.path.join(BUILD, "plugin", ".libs")
 # one function of each file the plugin must not carry, and who has it
 TOOL_ONLY = {
-    "vf_netfile_read": "sim/vfabric",
-    "vf_lftdump_write": "sim/vfabric",
-    "vf_fabric_keep_lids": "sim/vfabric",
-    "vf_partload_print": "sim/vfabric",
-    "vf_arflow_adaptive": "sim/vfabric",
-    "vf_arflow_lost_routes": "sim/vfabric",
-    "vf_arsel_choose": "sim/vfabric",
-    "vf_ar_dump": "sim/vfabric",
+    "vf_netfile_read": "tools/vfabric",
+    "vf_lftdump_write": "tools/vfabric",
+    "vf_fabric_keep_lids": "tools/vfabric",
+    "vf_partload_print": "tools/vfabric",
+    "vf_arflow_adaptive": "tools/vfabric",
+    "vf_arflow_lost_routes": "tools/vfabric",
+    "vf_arsel_choose": "tools/vfabric",
+    "vf_ar_dump": "tools/vfabric",
     "vf_nv_ar_info_get": "tests/unit/t-arhw",
     "vf_ema_agent_handle": "sim/vnic-endpoint",
     "vf_dp_ema_counters": "sim/vnic-endpoint",

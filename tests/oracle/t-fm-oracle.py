@@ -26,7 +26,7 @@ import vfsim  # noqa: E402
 TOP_BUILDDIR = os.environ.get("top_builddir", os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 VFABRIC = os.environ.get("VFABRIC",
-                         os.path.join(TOP_BUILDDIR, "sim", "vfabric"))
+                         os.path.join(TOP_BUILDDIR, "tools", "vfabric"))
 
 
 def resolve(conf, net, sm):

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/mad.h"
-#include "sim/sa/samad.h"
+#include "tools/sa/samad.h"
 #include "taptest.h"
 
 /* Field by field: the struct has padding, whose bytes neither the

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cmdhelp.h"
-#include "sim/em/emtool.h"
+#include "tools/cmdhelp.h"
+#include "tools/em/emtool.h"
 
 #define COMMON_TEXT \
 	"authentication: --key HEX  the EM key every request carries.\n" \

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/mad.h"
-#include "sim/sa/samad.h"
+#include "tools/sa/samad.h"
 
 /* Selector in the top two bits, value in the low six. */
 static uint8_t selval(uint8_t sel, uint8_t val)

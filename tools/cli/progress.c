@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "sim/progress.h"
+#include "tools/cli/progress.h"
 
 #define TICK_NS 200000000L	/* redraw every 0.2 s */
 #define FIRST_DRAW 0.5		/* seconds before the line first shows */

@@ -23,9 +23,9 @@
 #include "routing/lidkeep.h"
 #include "common/log.h"
 #include "routing/vfjson.h"
-#include "sim/arsimcmd.h"
-#include "sim/progress.h"
-#include "sim/livefabric.h"
+#include "tools/cli/arsimcmd.h"
+#include "tools/cli/progress.h"
+#include "tools/cli/livefabric.h"
 
 #define EXIT_PLOT 1
 #define EXIT_FOUND 1	/* an error in the run (said), results shown */

@@ -18,14 +18,13 @@ import topogen
 import vfsim
 
 TOP_SRCDIR = os.environ.get(
-    "top_srcdir", os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
+    "top_srcdir", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOP_BUILDDIR = os.environ.get("top_builddir", TOP_SRCDIR)
 VFABRIC = os.environ.get("VFABRIC",
-                         os.path.join(TOP_BUILDDIR, "sim", "vfabric"))
+                         os.path.join(TOP_BUILDDIR, "tools", "vfabric"))
 # absolute: the harness runs tools in the work dir
 VFABRIC_SA = os.path.abspath(os.environ.get(
-    "VFABRIC_SA", os.path.join(TOP_BUILDDIR, "sim", "vfabric-sa")))
+    "VFABRIC_SA", os.path.join(TOP_BUILDDIR, "tools", "vfabric-sa")))
 PLUGIN_DIR = os.environ.get("VF_PLUGIN_DIR",
                             os.path.join(TOP_BUILDDIR, "plugin", ".libs"))
 # The tests' copy of the plugin, with its fault injections compiled in

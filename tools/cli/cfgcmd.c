@@ -32,8 +32,8 @@
 #include "partition/vftraffic.h"
 #include "routing/netfile.h"
 #include "routing/vfjson.h"
-#include "sim/cfgcmd.h"
-#include "sim/livefabric.h"
+#include "tools/cli/cfgcmd.h"
+#include "tools/cli/livefabric.h"
 
 /*
  * What path starts with: 1 '<' (the XML front-end reads it), 2 anything

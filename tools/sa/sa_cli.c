@@ -16,8 +16,8 @@
 
 #include "common/mad.h"
 #include "routing/vfjson.h"
-#include "sim/cmdhelp.h"
-#include "sim/sa/cli.h"
+#include "tools/cmdhelp.h"
+#include "tools/sa/cli.h"
 
 #define TRANSPORT_TEXT \
 	"transport (all commands):\n" \

@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/sa/samad.h"
-#include "sim/sa/transport.h"
+#include "tools/sa/samad.h"
+#include "tools/sa/transport.h"
 
 #define EXIT_ANSWERED 0		/* the SA answered, whatever its status */
 #define EXIT_TRANSPORT 1	/* no answer, or no port */

@@ -28,12 +28,12 @@
 #include "routing/routecheck.h"
 #include "routing/vfjson.h"
 #include "plugin/options.h"
-#include "sim/arcmd.h"
-#include "sim/arsimcmd.h"
-#include "sim/cfgcmd.h"
-#include "sim/cmdhelp.h"
-#include "sim/progress.h"
-#include "sim/livefabric.h"
+#include "tools/cli/arcmd.h"
+#include "tools/cli/arsimcmd.h"
+#include "tools/cli/cfgcmd.h"
+#include "tools/cmdhelp.h"
+#include "tools/cli/progress.h"
+#include "tools/cli/livefabric.h"
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2

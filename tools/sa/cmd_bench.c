@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sa/cli.h"
+#include "tools/sa/cli.h"
 
 #define MAX_LID 0xbfff		/* unicast LIDs */
 #define PROBE_BATCH 256		/* LIDs probed at a time by --dlids all */

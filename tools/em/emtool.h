@@ -2,7 +2,7 @@
 /*
  * vfabric-em: what its files share.  em_cli.c parses the command line into
  * struct em_opts; client.c talks EMA to endpoints and NodeRecord to the
- * SA over vfabric-sa's transport (sim/sa/transport.h); show.c reads
+ * SA over vfabric-sa's transport (tools/sa/transport.h); show.c reads
  * (probe, show, macs, counters), em_set.c writes (set, macset, delete)
  * and sends raw requests.
  */
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/sa/transport.h"
+#include "tools/sa/transport.h"
 #include "vnic/ema.h"
 
 #define EM_EXIT_OK 0

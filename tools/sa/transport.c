@@ -15,8 +15,8 @@
 
 #include <infiniband/umad.h>
 
-#include "sim/sa/samad.h"
-#include "sim/sa/transport.h"
+#include "tools/sa/samad.h"
+#include "tools/sa/transport.h"
 
 #define QP1_QKEY 0x80010000
 #define RBUF_START 65536	/* grows on ENOSPC: a kernel tells the size */

@@ -16,7 +16,7 @@
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
-#include "sim/livefabric.h"
+#include "tools/cli/livefabric.h"
 #include "routing/lftdump.h"
 #include "routing/netfile.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "routing/vfjson.h"
-#include "sim/em/emtool.h"
+#include "tools/em/emtool.h"
 
 /* What one endpoint (or a port without one) looks like. */
 struct endpoint_view {

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "sim/sa/cli.h"
+#include "tools/sa/cli.h"
 
 /* The record and its component mask from the options. */
 static uint64_t path_request(const struct sa_opts *o, struct vf_path_rec *pr)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/em/emtool.h"
+#include "tools/em/emtool.h"
 #include "vnic/datapath.h"
 
 #define EM_QP1_QKEY 0x80010000u

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "sim/sa/cli.h"
+#include "tools/sa/cli.h"
 
 static uint64_t mcast_request(const struct vf_sa_port *p,
 			      const struct sa_opts *o, bool join,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /*
- * vfabric-em's transport: vfabric-sa's (sim/sa/transport.h) with a
+ * vfabric-em's transport: vfabric-sa's (tools/sa/transport.h) with a
  * second agent for the EMA class.  A umad status ends a request at
  * once: under ibsim it is the bounce of a port where no client took
  * class 0x3B, that is a host without an endpoint.
@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "common/mad.h"
-#include "sim/em/emtool.h"
-#include "sim/sa/samad.h"
+#include "tools/em/emtool.h"
+#include "tools/sa/samad.h"
 
 #define SA_ATTR_NODE_RECORD 0x0011
 #define SA_NR_LID (1ull << 0)		/* NodeRecord component: LID */

@@ -11,8 +11,8 @@
 #include "routing/ar.h"
 #include "routing/lftdump.h"
 #include "routing/lidkeep.h"
-#include "sim/arcmd.h"
-#include "sim/livefabric.h"
+#include "tools/cli/arcmd.h"
+#include "tools/cli/livefabric.h"
 
 #define EXIT_USAGE 2
 

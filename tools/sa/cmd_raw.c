@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sim/sa/cli.h"
+#include "tools/sa/cli.h"
 
 int cmd_raw(struct vf_sa_port *p, const struct sa_opts *o)
 {
