@@ -7,7 +7,7 @@
 
 #include "fuzz/fuzz.h"
 #include "fuzz/resolve.h"
-#include "partition/pconf.h"
+#include "partition/internal/pconf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "partition/config.h"
-#include "partition/fmmgmt.h"
+#include "partition/internal/fmmgmt.h"
 #include "partition/isolation.h"
-#include "partition/mcfit.h"
+#include "partition/internal/mcfit.h"
 #include "common/ndpattern.h"
 
 void vf_config_init(struct vf_config *c)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "partition/dgresolve.h"
-#include "partition/pconfstock.h"
+#include "partition/internal/pconfstock.h"
 #include "common/ndpattern.h"
 
 static void set_bit(struct vf_dg_members *m, unsigned g, uint32_t p)

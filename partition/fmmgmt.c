@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "partition/fmmgmt.h"
+#include "partition/internal/fmmgmt.h"
 #include "partition/query.h"
 
 #define PKEY_MGMT 0x7fff

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "partition/dgresolve.h"
-#include "partition/fmmgmt.h"
+#include "partition/internal/fmmgmt.h"
 #include "partition/isolation.h"
 #include "common/ndpattern.h"
 

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 #include "partition/load.h"
-#include "partition/pconf.h"
+#include "partition/internal/pconf.h"
 #include "partition/qos.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 
 static const char *what_is(mode_t mode)
 {

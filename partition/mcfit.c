@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "partition/mcfit.h"
+#include "partition/internal/mcfit.h"
 #include "partition/query.h"
 #include "partition/values.h"
 

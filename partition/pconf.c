@@ -8,8 +8,8 @@
 #include <strings.h>
 
 #include "common/ndpattern.h"
-#include "partition/pconf.h"
-#include "partition/pconfstock.h"
+#include "partition/internal/pconf.h"
+#include "partition/internal/pconfstock.h"
 #include "partition/values.h"
 
 #define MAX_FILE (16u << 20)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partition/pconfstock.h"
+#include "partition/internal/pconfstock.h"
 #include "routing/fabric.h"
 
 #define LINE_BUF 4096		/* OpenSM's line buffer */

@@ -6,9 +6,9 @@
 
 #include "partition/dgresolve.h"
 #include "common/mad.h"
-#include "partition/fmmgmt.h"
-#include "partition/mcfit.h"
-#include "partition/pconfstock.h"
+#include "partition/internal/fmmgmt.h"
+#include "partition/internal/mcfit.h"
+#include "partition/internal/pconfstock.h"
 #include "partition/plan.h"
 #include "partition/query.h"
 

@@ -14,7 +14,7 @@
 #include "common/ndpattern.h"
 #include "partition/pathsel.h"
 #include "partition/values.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 #include "routing/tenancy.h"
 
 /* The state of one file's load. */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "ar.h"
-#include "swgraph.h"
+#include "routing/internal/swgraph.h"
 
 void vf_ar_config_default(struct vf_ar_config *c)
 {

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "arhw.h"
+#include "routing/internal/arhw.h"
 
 static uint16_t get16(const uint8_t *p)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classbest.h"
+#include "routing/internal/classbest.h"
 #include "common/log.h"
 #include "partload.h"
 

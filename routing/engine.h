@@ -11,7 +11,6 @@
 #include <stdbool.h>
 
 #include "fabric.h"
-#include "sticky.h"
 #include "tenancy.h"
 #include "traffic.h"
 
@@ -25,6 +24,12 @@ struct vf_guid_set {
 bool vf_guid_set_has(const struct vf_guid_set *set, uint64_t guid);
 
 struct vf_devgroup;	/* routing/devgroup.h */
+
+/* The previous routing: its fabric model and its tables. */
+struct vf_previous {
+	const struct vf_fabric *fabric;
+	const struct vf_lfts *lfts;
+};
 
 struct vf_route_opts {
 	bool verbose;		/* log per-switch decisions at debug level */

@@ -48,7 +48,7 @@
  * Switch LIDs (management traffic) take the first shortest path found by
  * a breadth-first search, as the FM routes them outside its balancing.
  *
- * Partition-aware routing (routing/tenancy.h, docs/partition-routing.md):
+ * Partition-aware routing (routing/internal/tenancy.h, docs/partition-routing.md):
  * ranks count within each port's balance class, and the ports behind an
  * edge switch are taken class by class, so the rotation spreads each
  * class over the uplinks on its own; with isolation a tenant's
@@ -61,11 +61,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classbest.h"
+#include "routing/internal/classbest.h"
+#include "routing/internal/tenancy.h"
 #include "engine.h"
 #include "common/log.h"
-#include "sticky.h"
-#include "swgraph.h"
+#include "routing/internal/sticky.h"
+#include "routing/internal/swgraph.h"
 
 struct ft_ctx {
 	struct vf_sticky sticky;	/* the previous routing, if any */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lidwalk.h"
+#include "routing/internal/lidwalk.h"
 
 /* calloc that does not fail on empty fabrics */
 static void *zalloc(size_t n, size_t size)

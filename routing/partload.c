@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lidwalk.h"
+#include "routing/internal/lidwalk.h"
 #include "partload.h"
 
 struct pl_ctx {

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lidwalk.h"
+#include "routing/internal/lidwalk.h"
 #include "routecheck.h"
 #include "vfjson.h"
 

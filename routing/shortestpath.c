@@ -43,7 +43,7 @@
  * among the shortest-path candidates, the others are dropped; see
  * candidates().
  *
- * Partition-aware (routing/tenancy.h): each destination's balance class
+ * Partition-aware (routing/internal/tenancy.h): each destination's balance class
  * has its own load counters per hop, compared first, so every class is
  * spread over the equal-cost ports on its own; with isolation a tenant's
  * destinations take hops to switches of that tenant (or of none) when
@@ -63,11 +63,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "classbest.h"
+#include "routing/internal/classbest.h"
 #include "devgroup.h"
+#include "routing/internal/sticky.h"
+#include "routing/internal/tenancy.h"
 #include "engine.h"
 #include "common/log.h"
-#include "swgraph.h"
+#include "routing/internal/swgraph.h"
 
 struct sp_ctx {
 	struct vf_sticky sticky;	/* the previous routing, if any */

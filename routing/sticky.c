@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "sticky.h"
+#include "routing/internal/sticky.h"
 
 struct guid_sw {
 	uint64_t guid;

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "swgraph.h"
+#include "routing/internal/swgraph.h"
 
 uint32_t vf_peer_switch(const struct vf_fabric *f, const struct vf_port *p)
 {

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "common/log.h"
+#include "routing/internal/tenancy.h"
 #include "tenancy.h"
 
 static const char *const mode_names[] = {
@@ -28,7 +29,7 @@ const char *vf_partition_routing_name(enum vf_partition_routing m)
 	return m <= VF_PROUTE_ISOLATE ? mode_names[m] : "?";
 }
 
-/* The class port p is balanced under (see tenancy.h), or NONE. */
+/* The class port p is balanced under (see internal/tenancy.h), or NONE. */
 static uint16_t balance_class(const struct vf_traffic *t, uint32_t p)
 {
 	int limited = -1;

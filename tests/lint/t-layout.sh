@@ -11,7 +11,13 @@
 #     ABI breaks silently);
 #  3. the installed tools (tools/) and the plugin use nothing of the test
 #     harness (sim/: ibsim agents, Python), and no installed program is
-#     built from sim/.
+#     built from sim/;
+#  4. a library's headers are public (LIB/*.h: what the others may use)
+#     or internal (LIB/internal/*.h: only the library itself, and its
+#     white-box unit tests and fuzz targets, include them); no public
+#     header includes an internal one;
+#  5. every header compiles alone, included twice (it includes what it
+#     uses, and its guard works).
 top=${top_srcdir:-.}
 cd "$top" || exit 1
 n=0
@@ -59,6 +65,42 @@ if [ -z "$installed" ]; then
 else
 	echo "not ok $n - nothing installed is built from sim/: $installed"
 	fail=1
+fi
+for lib in common routing partition vnic; do
+	for f in $(grep -rlE "^#include \"$lib/internal/" --include='*.[ch]' \
+		   . 2>/dev/null | sed 's|^\./||' | sort); do
+		case $f in
+		"$lib"/*.c|"$lib"/internal/*|tests/unit/*|fuzz/*) continue ;;
+		esac
+		n=$((n + 1))
+		echo "not ok $n - $f includes no internal header of $lib/"
+		grep -En "^#include \"$lib/internal/" "$f" | sed 's/^/#   /'
+		fail=1
+	done
+	for f in $(find "$lib" -maxdepth 1 -name '*.h' | sort); do
+		n=$((n + 1))
+		if grep -Eq '^#include "[a-z]+/internal/' "$f"; then
+			echo "not ok $n - public $f includes no internal header"
+			fail=1
+		else
+			echo "ok $n - public $f includes no internal header"
+		fi
+	done
+done
+cc=${CC:-cc}
+flags=$(pkg-config --cflags json-c libxml-2.0 2>/dev/null)
+if command -v "$cc" >/dev/null 2>&1; then
+	for f in $(find common routing partition vnic -name '*.h' | sort); do
+		n=$((n + 1))
+		if printf '#include "%s"\n#include "%s"\n' "$f" "$f" |
+		   $cc -std=gnu11 -Wall -Werror -fsyntax-only -I. $flags -x c - \
+		   2>/dev/null; then
+			echo "ok $n - $f compiles alone, included twice"
+		else
+			echo "not ok $n - $f compiles alone, included twice"
+			fail=1
+		fi
+	done
 fi
 echo "1..$n"
 exit $fail

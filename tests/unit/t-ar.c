@@ -17,7 +17,7 @@
 #include "partition/routegroups.h"
 #include "routing/ar.h"
 #include "routing/engine.h"
-#include "routing/swgraph.h"
+#include "routing/internal/swgraph.h"
 #include "fabrics.h"
 #include "taptest.h"
 

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "routing/arhw.h"
+#include "routing/internal/arhw.h"
 #include "taptest.h"
 
 static int all_are(const uint8_t *p, size_t from, size_t to, uint8_t v)

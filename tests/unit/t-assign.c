@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "partition/plan.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 #include "routing/netfile.h"
 #include "fabrics.h"
 #include "taptest.h"

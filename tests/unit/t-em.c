@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "partition/dgresolve.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 #include "routing/netfile.h"
 #include "vnic/datapath.h"
 #include "vnic/ema.h"

@@ -10,7 +10,7 @@
 #include "routing/engine.h"
 #include "routing/netfile.h"
 #include "routing/routecheck.h"
-#include "routing/swgraph.h"
+#include "routing/internal/swgraph.h"
 #include "fabrics.h"
 #include "taptest.h"
 

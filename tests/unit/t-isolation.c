@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "partition/isolation.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 #include "routing/netfile.h"
 #include "fabrics.h"
 #include "taptest.h"

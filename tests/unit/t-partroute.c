@@ -13,10 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "routing/internal/tenancy.h"
 #include "routing/engine.h"
 #include "routing/partload.h"
 #include "routing/routecheck.h"
-#include "routing/swgraph.h"
+#include "routing/internal/swgraph.h"
 #include "routing/tenancy.h"
 #include "fabrics.h"
 #include "taptest.h"

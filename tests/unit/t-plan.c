@@ -11,7 +11,7 @@
 
 #include "partition/emit.h"
 #include "partition/plan.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 #include "routing/netfile.h"
 #include "fabrics.h"
 #include "taptest.h"

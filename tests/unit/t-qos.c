@@ -13,7 +13,7 @@
 
 #include "partition/assign.h"
 #include "partition/qos.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 #include "taptest.h"
 
 #define HEAD "<Config><Common><Applications>" \

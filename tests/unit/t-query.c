@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "partition/query.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 #include "fabrics.h"
 #include "taptest.h"
 #include "planon.h"

@@ -15,7 +15,7 @@
 #include "partition/load.h"
 #include "partition/resolution.h"
 #include "partition/routegroups.h"
-#include "partition/xmlconf.h"
+#include "partition/internal/xmlconf.h"
 #include "routing/netfile.h"
 #include "fabrics.h"
 #include "taptest.h"

@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "fabric.h"
+#include "routing/fabric.h"
 
 /*
  * Outcome of one LFT entry (vf_walk_classify) and of a whole walk

@@ -27,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ar.h"
-#include "arproto.h"
+#include "routing/ar.h"
+#include "routing/arproto.h"
 
 enum vf_hw_status {
 	VF_HW_OK = 0,

@@ -13,13 +13,8 @@
 #ifndef VF_STICKY_H
 #define VF_STICKY_H
 
-#include "fabric.h"
-
-/* The previous routing: its fabric model and its tables. */
-struct vf_previous {
-	const struct vf_fabric *fabric;
-	const struct vf_lfts *lfts;
-};
+#include "routing/engine.h"
+#include "routing/fabric.h"
 
 struct vf_sticky {
 	const uint8_t **row;	/* [nsw] previous row of each switch, or NULL */

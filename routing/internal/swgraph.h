@@ -7,7 +7,7 @@
 #ifndef VF_SWGRAPH_H
 #define VF_SWGRAPH_H
 
-#include "fabric.h"
+#include "routing/fabric.h"
 
 #define VF_DIST_INF UINT16_MAX
 

@@ -11,7 +11,7 @@
 #ifndef VF_CLASSBEST_H
 #define VF_CLASSBEST_H
 
-#include "engine.h"
+#include "routing/engine.h"
 
 /*
  * Route with fn all-to-all and by class (opts asks for balance), keeping
