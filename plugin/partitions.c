@@ -263,8 +263,14 @@ const struct vf_plan *vf_partitions_heavy_sweep(struct vf_plugin *p)
 		without_config(p);
 		return NULL;
 	}
-	/* partitions need no LIDs: the LID manager runs after this */
+	/*
+	 * Partitions need no LIDs: the LID manager runs after this.  The
+	 * lock, shared: the SA's GUIDInfo handler changes the alias GUIDs
+	 * the model reads (OpenSM reports this event without it).
+	 */
+	cl_plock_acquire(&p->osm->lock);
 	r = vf_sweep_resolution(p, false);
+	cl_plock_release(&p->osm->lock);
 	if (!r || !write_plan(p, r))
 		return NULL;
 	return &p->pkey_plan;

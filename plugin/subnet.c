@@ -317,12 +317,11 @@ static bool same_link(const struct vf_fabric *f, uint32_t n, unsigned i,
 	       mr->num == osm_physp_get_port_num(rem);
 }
 
-int vf_fabric_refresh_from_subnet(struct vf_fabric *f, struct osm_subn *subn)
+/* Are the table's live nodes f's, in its (GUID) order, linked alike? */
+static bool same_topology(const struct vf_fabric *f, cl_qmap_t *tbl)
 {
-	cl_qmap_t *tbl = &subn->node_guid_tbl;
 	uint32_t n = 0;
 
-	/* the model's nodes are the table's live ones, in its (GUID) order */
 	for (cl_map_item_t *item = cl_qmap_head(tbl); item != cl_qmap_end(tbl);
 	     item = cl_qmap_next(item)) {
 		osm_node_t *node = (osm_node_t *)item;
@@ -333,14 +332,29 @@ int vf_fabric_refresh_from_subnet(struct vf_fabric *f, struct osm_subn *subn)
 		    f->nodes[n].guid !=
 		    cl_ntoh64(osm_node_get_node_guid(node)) ||
 		    f->nodes[n].num_ports != osm_node_get_num_physp(node) - 1)
-			return 1;
+			return false;
 		for (unsigned i = 1; i <= f->nodes[n].num_ports; i++)
 			if (!same_link(f, n, i, node))
-				return 1;
-		fill_ports(f, n, node);
+				return false;
 		n++;
 	}
-	if (n != f->num_nodes)
+	return n == f->num_nodes;
+}
+
+int vf_fabric_refresh_from_subnet(struct vf_fabric *f, struct osm_subn *subn)
+{
+	cl_qmap_t *tbl = &subn->node_guid_tbl;
+	uint32_t n = 0;
+
+	/* checked whole first: a changed subnet leaves f as it was */
+	if (!same_topology(f, tbl))
 		return 1;
+	for (cl_map_item_t *item = cl_qmap_head(tbl); item != cl_qmap_end(tbl);
+	     item = cl_qmap_next(item)) {
+		osm_node_t *node = (osm_node_t *)item;
+
+		if (node->discovery_count)
+			fill_ports(f, n++, node);
+	}
 	return vf_fabric_reindex_lids(f);
 }

@@ -57,6 +57,8 @@ void vf_sweep_for_routing(struct vf_plugin *p)
 		       "sweep: a routing without a heavy sweep: a new snapshot");
 		vf_sweep_begin(p);
 	}
+	/* a model read for an earlier routing (refused) is checked again */
+	p->sweep.lids = false;
 }
 
 /* Drop the model and what was resolved on it. */
@@ -113,7 +115,7 @@ const struct vf_resolution *vf_sweep_resolution(struct vf_plugin *p,
 
 		if (vf_resolve(&s->res, s->config, f, sm)) {
 			vf_log(VF_LOG_ERROR,
-			       "ERR VF0814: out of memory resolving the DeviceGroups on the fabric model; the partitions and the SA's policy stay as they are this sweep");
+			       "ERR VF0814: out of memory resolving the DeviceGroups on the fabric model; what this sweep would derive from them (partitions, SA policy, routing groups, EM) stays as it was");
 			return NULL;
 		}
 		s->resolved = true;

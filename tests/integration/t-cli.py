@@ -9,6 +9,7 @@ per-VF metrics of check-routes --config."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -405,6 +406,7 @@ def config_commands(tap, tmp):
            res.stdout and "the destination is no member" in res.stdout,
            "explain: between the two tenants no VF answers, and it says why",
            res.stdout + res.stderr)
+    memchecked_config_commands(tap, tenants, big, tmp)
     qos = os.path.join(vftest.TOP_SRCDIR, "conf", "vfabric-compute-qos.xml")
     res = vftest.vfabric("resolve", qos, "--topo", net, "--vls", "8")
     tap.ok(res.returncode == 0 and "# QoS: 2 classes: '(no QoS)' SL0 VL0 "
@@ -491,6 +493,38 @@ def class_metrics(tap, tmp):
                          "--links", "Compute_A")
     tap.ok(res.returncode == 2 and "needs --config" in res.stderr,
            "--links without --config is refused", res.stderr)
+
+
+def memchecked_config_commands(tap, conf, net, tmp):
+    """resolve and explain (an answer, none, a bad file) under valgrind:
+    no invalid access, no definite leak.  The configuration they load is
+    shared with the SA's snapshot by reference counts, as the plugin's."""
+    if not shutil.which("valgrind"):
+        tap.skip("resolve and explain under valgrind", "valgrind not installed")
+        return
+    bad = os.path.join(tmp, "bad.xml")
+    with open(bad, "w") as fh:
+        fh.write("<Config><Common><VirtualFabrics><VirtualFabric>"
+                 "<Name>X</Name><Member>NoSuchGroup</Member>"
+                 "</VirtualFabric></VirtualFabrics></Common></Config>\n")
+    runs = [("resolve", conf, "--topo", net),
+            ("explain", conf, "--topo", net, "--src", "cn0002", "--dst",
+             "stor01", "--sid", "0x10603DB"),
+            ("explain", conf, "--topo", net, "--src", "cn0002", "--dst",
+             "cn0009", "--json"),
+            ("explain", bad, "--topo", net, "--src", "cn0002", "--dst",
+             "cn0003")]
+    bad_runs = []
+    for args in runs:
+        res = subprocess.run(
+            ["valgrind", "-q", "--error-exitcode=99", "--leak-check=full",
+             "--errors-for-leak-kinds=definite", vftest.VFABRIC] +
+            list(args), capture_output=True, text=True, timeout=600)
+        if res.returncode == 99:
+            bad_runs.append(f"{' '.join(args[:1])}: {res.stderr[-1500:]}")
+    tap.ok(not bad_runs, "resolve and explain (an answer, none, a bad "
+           "file) under valgrind: no invalid access, no definite leak",
+           "\n".join(bad_runs))
 
 
 def main():

@@ -622,18 +622,19 @@ const struct vf_plan *vf_cli_plan(struct vf_cli_sweep *s)
 
 	if (!r || s->planned)
 		return r ? &s->plan : NULL;
-	rc = s->warn ? vf_warn_fabric(r, &d) : 0;
-	if (!rc)
-		rc = vf_plan_build(r, &s->po, s->assign ? s->assign : &fresh,
-				   &s->plan, &d);
-	print_diag(&d);
-	vf_diag_free(&d);
-	vf_assignment_free(&fresh);
-	if (rc) {
-		fprintf(stderr, "vfabric: the configuration cannot be resolved on this fabric%s\n",
-			rc == -ENOMEM ? ": out of memory" : "");
+	if (s->warn && vf_warn_fabric(r, &d)) {
+		fprintf(stderr, "vfabric: out of memory\n");
+		vf_diag_free(&d);
 		return NULL;
 	}
+	rc = vf_plan_build(r, &s->po, s->assign ? s->assign : &fresh,
+			   &s->plan, &d);
+	if (!s->quiet)
+		print_diag(&d);
+	vf_diag_free(&d);
+	vf_assignment_free(&fresh);
+	if (rc)
+		return NULL;
 	s->planned = true;
 	return &s->plan;
 }
@@ -982,10 +983,13 @@ int vf_cmd_explain(int argc, char **argv)
 		fprintf(stderr, "usage: vfabric explain FILE --topo NET --src NODE --dst NODE [--sid HEX] [--pkey P] [--sl N] [--sm NODE] [--json]\nTry 'vfabric --help'.\n");
 		goto out;
 	}
-	if (vf_cli_load_config(argv[optind], c)) {
+	rc = vf_cli_load_config(argv[optind], c);
+	c->refs = 1;		/* loading starts the struct afresh */
+	if (rc) {
 		rc = 1;
 		goto out;
 	}
+	rc = 2;
 	f = vf_cli_topo(topo, 0, NULL, &err);
 	if (!f) {
 		fprintf(stderr, "vfabric: %s\n", err.msg);
@@ -1000,8 +1004,13 @@ int vf_cmd_explain(int argc, char **argv)
 	    (sm && sw.sm_port == VF_NONE))
 		goto out;
 	rc = 1;
+	sw.quiet = true;	/* what explain prints is its answer */
 	plan = vf_cli_plan(&sw);
-	if (!plan || sa_snapshot(c, &sw.r, plan, slots, &pol, &q))
+	if (!plan) {
+		fprintf(stderr, "vfabric: the configuration cannot be resolved\n");
+		goto out;
+	}
+	if (sa_snapshot(c, &sw.r, plan, slots, &pol, &q))
 		goto out;
 	if (vf_path_vfs(&pol->path, &q, true, &a)) {
 		fprintf(stderr, "vfabric: the configuration cannot be resolved\n");
@@ -1035,8 +1044,10 @@ int vf_cli_traffic(struct vf_cli_sweep *s, struct vf_traffic *tr)
 	const struct vf_plan *plan = vf_cli_plan(s);
 	int rc;
 
-	if (!plan)
+	if (!plan) {
+		fprintf(stderr, "vfabric: the configuration cannot be resolved on this fabric\n");
 		return 2;
+	}
 	rc = vf_traffic_build(&s->r, plan->vf_pkey, plan->num_vfs, tr);
 	if (rc) {
 		fprintf(stderr, "vfabric: %s\n", strerror(-rc));

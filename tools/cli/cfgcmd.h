@@ -27,6 +27,7 @@ struct vf_cli_sweep {
 	struct vf_plan_opts po;		/* OpenSM's options */
 	struct vf_assignment *assign;	/* the P_Key cache, or NULL: afresh */
 	bool warn;			/* print the fabric warnings too */
+	bool quiet;			/* print no diagnostic of the plan */
 	struct vf_resolution r;
 	struct vf_plan plan;
 	bool resolved, planned;
@@ -34,7 +35,10 @@ struct vf_cli_sweep {
 /* No SM port, no options, P_Keys afresh, no fabric warnings. */
 void vf_cli_sweep_init(struct vf_cli_sweep *s, const struct vf_config *c,
 		       const struct vf_fabric *f);
-/* Its resolution, or its plan; NULL after saying why on stderr. */
+/*
+ * Its resolution, or its plan; NULL when there is none (out of memory
+ * said on stderr; a plan's problems printed there unless quiet).
+ */
 const struct vf_resolution *vf_cli_resolution(struct vf_cli_sweep *s);
 const struct vf_plan *vf_cli_plan(struct vf_cli_sweep *s);
 void vf_cli_sweep_free(struct vf_cli_sweep *s);
