@@ -22,19 +22,23 @@ top=${top_srcdir:-.}
 cd "$top" || exit 1
 n=0
 fail=0
+# One test point: file $1 has no line matching $2 ("$1 includes no $3").
+lacks() {
+	n=$((n + 1))
+	if grep -Eq "$2" "$1"; then
+		echo "not ok $n - $1 includes no $3"
+		grep -En "$2" "$1" | sed 's/^/#   /'
+		fail=1
+	else
+		echo "ok $n - $1 includes no $3"
+	fi
+}
 osm='^#include <(opensm|complib|iba|vendor)/'
 sa_fuzz='fuzz/fuzz-sa.c fuzz/sa-opensm.c fuzz/sa-subnet.c'
 for f in $(find common routing partition vnic tools sim tests fuzz -name '*.[ch]' \
 	   2>/dev/null | sort); do
 	case " $sa_fuzz " in *" $f "*) continue ;; esac
-	n=$((n + 1))
-	if grep -Eq "$osm" "$f"; then
-		echo "not ok $n - $f includes no OpenSM header"
-		grep -En "$osm" "$f" | sed 's/^/#   /'
-		fail=1
-	else
-		echo "ok $n - $f includes no OpenSM header"
-	fi
+	lacks "$f" "$osm" "OpenSM header"
 done
 for f in $(find plugin -name '*.c' | sort) $sa_fuzz; do
 	first=$(grep -Em1 "$osm" "$f")
@@ -48,14 +52,7 @@ for f in $(find plugin -name '*.c' | sort) $sa_fuzz; do
 	esac
 done
 for f in $(find tools plugin -name '*.[ch]' | sort); do
-	n=$((n + 1))
-	if grep -Eq '^#include "sim/' "$f"; then
-		echo "not ok $n - $f includes nothing of the harness (sim/)"
-		grep -En '^#include "sim/' "$f" | sed 's/^/#   /'
-		fail=1
-	else
-		echo "ok $n - $f includes nothing of the harness (sim/)"
-	fi
+	lacks "$f" '^#include "sim/' "header of the harness (sim/)"
 done
 n=$((n + 1))
 installed=$(grep -Eh '^[a-z_]+_(PROGRAMS|LTLIBRARIES|LIBRARIES|SCRIPTS|DATA|PYTHON) *\+?=.*(^|[ =])sim/' \
@@ -78,13 +75,8 @@ for lib in common routing partition vnic; do
 		fail=1
 	done
 	for f in $(find "$lib" -maxdepth 1 -name '*.h' | sort); do
-		n=$((n + 1))
-		if grep -Eq '^#include "[a-z]+/internal/' "$f"; then
-			echo "not ok $n - public $f includes no internal header"
-			fail=1
-		else
-			echo "ok $n - public $f includes no internal header"
-		fi
+		lacks "$f" '^#include "[a-z]+/internal/' \
+			"internal header (it is public)"
 	done
 done
 cc=${CC:-cc}
