@@ -24,19 +24,30 @@ static int to_set(struct vf_route_groups *g, const struct vf_config *c,
 	return 0;
 }
 
-int vf_route_groups_build(const struct vf_resolution *res,
+bool vf_route_groups_named(const struct vf_config *c)
+{
+	const struct vf_cfg_routing *r = &c->routing;
+
+	return r->core_switches || r->route_last || r->routing_order.n;
+}
+
+int vf_route_groups_build(const struct vf_config *c,
+			  const struct vf_resolution *res,
 			  struct vf_route_groups *g)
 {
-	const struct vf_config *c = res->config;
-	const struct vf_fabric *f = res->fabric;
 	const struct vf_cfg_routing *r = &c->routing;
-	const struct vf_dg_members *m = &res->dg;
+	const struct vf_fabric *f;
+	const struct vf_dg_members *m;
 	int rc = 0;
 
 	memset(g, 0, sizeof(*g));
 	g->spine_first = r->spine_first;
-	if (!r->core_switches && !r->route_last && !r->routing_order.n)
+	if (!vf_route_groups_named(c))
 		return 0;
+	if (!res || res->config != c)
+		return -EINVAL;
+	f = res->fabric;
+	m = &res->dg;
 	if (r->core_switches) {
 		rc = to_set(g, c, m, f, r->core_switches, true, 0, &g->core);
 		g->has_core = !rc;

@@ -27,8 +27,15 @@ struct vf_route_groups {
 	struct vf_traffic traffic;	/* partition-aware routing's input */
 };
 
-/* The routing groups r's config names, as r resolved them.  0 or -ENOMEM. */
-int vf_route_groups_build(const struct vf_resolution *r,
+/* Does c name routing groups (CoreSwitches, RouteLast, RoutingOrder)? */
+bool vf_route_groups_named(const struct vf_config *c);
+/*
+ * c's routing settings, with the groups it names as r (c resolved on the
+ * fabric to route) has them; r is read only when c names groups (it may
+ * be NULL otherwise).  0, -EINVAL (groups named, r not c's), or -ENOMEM.
+ */
+int vf_route_groups_build(const struct vf_config *c,
+			  const struct vf_resolution *r,
 			  struct vf_route_groups *g);
 void vf_route_groups_free(struct vf_route_groups *g);
 

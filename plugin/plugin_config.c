@@ -558,9 +558,8 @@ static void route_by_partitions(struct vf_plugin *p, struct vf_route_opts *o,
 				struct vf_route_groups *g)
 {
 	struct vf_sa_policy *pol = vf_sa_policy_get(p);
-	const struct vf_resolution *sweep = vf_sweep_resolution(p, true);
 	struct vf_resolution other = { 0 };
-	const struct vf_resolution *r = sweep;
+	const struct vf_resolution *r;
 	int mode = p->opts.partition_routing;
 	int rc;
 
@@ -574,6 +573,7 @@ static void route_by_partitions(struct vf_plugin *p, struct vf_route_opts *o,
 	}
 	p->routing_policy = pol->config->generation;
 	p->routing_mode = mode;
+	r = vf_sweep_resolution(p, true);
 	if (!r || r->config != pol->config) {
 		struct vf_fabric *f = vf_sweep_fabric(p, true);
 
@@ -599,13 +599,16 @@ void vf_plugin_route_opts(struct vf_plugin *p, struct vf_route_opts *o,
 			  struct vf_route_groups *g)
 {
 	const struct vf_options *opt = &p->opts;
-	const struct vf_resolution *r = vf_sweep_resolution(p, true);
+	const struct vf_config *c = p->sweep.config;
 
 	memset(g, 0, sizeof(*g));
 	g->spine_first = -1;
 	o->spine_first = opt->spine_first;
-	if (p->sweep.config) {
-		if (!r || vf_route_groups_build(r, g))
+	if (c) {
+		/* the groups are resolved only when the file names some */
+		if (vf_route_groups_build(c, vf_route_groups_named(c) ?
+					  vf_sweep_resolution(p, true) : NULL,
+					  g))
 			vf_log(VF_LOG_ERROR,
 			       "ERR VF0803: out of memory resolving the config's routing device groups; not applied");
 		vf_route_groups_apply(g, o);

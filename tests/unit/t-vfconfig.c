@@ -645,7 +645,7 @@ static void test_resolve(void)
 		EQ_U(compute, 16, "Compute (cn*): the 16 hosts");
 		EQ_U(self, 1 + 6, "SMNode: the SM's port and every switch port 0");
 	}
-	OK(!vf_route_groups_build(&r, &g), "build the routing groups");
+	OK(!vf_route_groups_build(&c, &r, &g), "build the routing groups");
 	EQ_U(g.core.count, 2, "CoreSwitches: spine001 and spine002");
 	OK(g.core.count == 2 && g.core.guids[0] == 0x0002c90200000001ull,
 	   "CoreSwitches holds the spines' NodeGUIDs");

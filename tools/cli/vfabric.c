@@ -584,15 +584,14 @@ static int load_previous(const struct cli *c, struct vf_fabric **pf,
 static int config_groups(const struct cli *c, struct vf_cli_sweep *sw,
 			 struct vf_route_groups *g, struct vf_route_opts *o)
 {
-	const struct vf_resolution *r;
+	const struct vf_resolution *r = NULL;
 	int rc;
 
 	if (!c->config)
 		return 0;
-	r = vf_cli_resolution(sw);
-	if (!r)
+	if (vf_route_groups_named(sw->c) && !(r = vf_cli_resolution(sw)))
 		return EXIT_USAGE;
-	rc = vf_route_groups_build(r, g);
+	rc = vf_route_groups_build(sw->c, r, g);
 	if (rc) {
 		fprintf(stderr, "vfabric: %s\n", strerror(-rc));
 		return EXIT_USAGE;
