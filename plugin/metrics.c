@@ -388,7 +388,7 @@ static void format_sweep(struct text *t, const struct vf_metrics *m)
 		      "Fabric models the last sweep built (1; 2 when the subnet changed between discovery and routing).",
 		      m->models);
 		one_u(t, "last_sweep_group_resolutions", "gauge",
-		      "Times the last sweep resolved the configuration's DeviceGroups (1 with a configuration, else 0; more when its model was built again).",
+		      "Times the last sweep resolved the configuration's DeviceGroups (1 when something needed them, else 0; more when its model was built again).",
 		      m->resolutions);
 	}
 	if (m->engine[0]) {
