@@ -390,15 +390,17 @@ def mismatch(tap, net, conf):
 def subnet_changed(tap, net, conf):
     """The subnet changes between discovery (the partitions) and routing
     (injected: the model's check against the subnet at routing says so):
-    the sweep builds its model again and resolves the groups on it, the
-    routing and the P_Key tables come out as in a quiet sweep."""
+    the sweep builds its model again and resolves the groups on it for
+    partition-aware routing, the routing and the P_Key tables come out as
+    in a quiet sweep."""
     with vfsim.Sim(net, "pkeys-changed", tap=tap) as sim:
         metrics = os.path.join(sim.workdir, "m.prom")
         sim.start_ibsim()
         sm_host = sim.default_sm_node()
         sim.start_opensm(conf_lines=vftest.plugin_conf(
             engine="fattree", options=f"log_level=info config={conf} "
-            f"metrics_file={metrics}", plugin="vfabric-testhooks"),
+            f"metrics_file={metrics} partition_routing=balance",
+            plugin="vfabric-testhooks"),
             plugin_dir=vftest.TEST_HOOKS_DIR,
             env={"VFABRIC_TEST_SUBNET_CHANGED": "1"})
         sim.wait_subnet_up()
@@ -418,7 +420,8 @@ def subnet_changed(tap, net, conf):
                                          "group_resolutions")]
         got = tuple(float(m.group(1)) if m else None for m in got)
         tap.ok(got == (2.0, 2.0), "metrics: two models and two "
-               "resolutions in that sweep", str(got))
+               "resolutions in that sweep (the partitions', and partition-"
+               "aware routing's on the new model)", str(got))
         check_tables(tap, "subnet changed before routing", read_tables(sim),
                      {"A": PK_A, "B": 0x10, "S": PK_S}, sm_host)
         sim.stop_opensm()
