@@ -28,8 +28,8 @@ optimum (1 of the 100 in the long run does).
 VF_BALANCE_SEEDS (default 2) sets the seeds per degraded shape;
 VF_BALANCE_DCS (default 16) the director fabrics drawn; VF_BALANCE_OPT
 (default 24) the small ones.  VF_BALANCE_LONG=1 (make
-check-fattree-long) adds k = 24, 36 and 48 (27,648 hosts), 1% of cables
-missing, at random and core cables only, every director fabric of the
+check-fattree-long) adds k = 24, 36 and 48 (27,648 hosts), 1% and 5% of
+cables missing, at random and core cables only, every director fabric of the
 grid (880, each twice) and 300 small ones.
 """
 
@@ -190,9 +190,12 @@ def cases():
     out += directors()
     if LONG:
         for k in (24, 36, 48):
-            out.append((f"k{k} -1%", cut_any(k_ary3(k), 0.01, 1), 1.05))
-            out.append((f"k{k} -1% core", cut_core(k_ary3(k), 0.01, 1),
-                        1.05))
+            for cut in (0.01, 0.05):
+                pct = f"-{cut * 100:.0f}%"
+                out.append((f"k{k} {pct}", cut_any(k_ary3(k), cut, 1),
+                            1.05))
+                out.append((f"k{k} {pct} core",
+                            cut_core(k_ary3(k), cut, 1), 1.05))
     return out
 
 
