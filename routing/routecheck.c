@@ -27,6 +27,7 @@
 #include "routing/internal/lidwalk.h"
 #include "routecheck.h"
 #include "vfjson.h"
+#include "vlcheck.h"
 
 enum { WHITE, GREY, BLACK };	/* DFS colours */
 
@@ -831,9 +832,32 @@ int vf_route_check(const struct vf_fabric *f, const struct vf_lfts *t,
 	return rc;
 }
 
+int vf_route_check_vl(const struct vf_fabric *f, const struct vf_lfts *t,
+		      const struct vf_vl_model *m, struct vf_route_report *r)
+{
+	struct vf_vl_report vr;
+	int rc = vf_route_check(f, t, r);
+
+	if (rc)
+		return rc;
+	rc = vf_vl_check(f, t, m, &vr);
+	if (rc)
+		return rc;
+	r->vl_aware = true;
+	r->single_vl_loop = r->credit_loop;
+	r->credit_loop = vr.credit_loop;
+	memcpy(r->cycle, vr.cycle, sizeof(r->cycle));
+	r->vls_used = vr.vls_used;
+	r->sls_used = vr.sls_used;
+	r->vl_dependencies = vr.dependencies;
+	r->vl_dropped = vr.dropped;
+	return 0;
+}
+
 bool vf_route_report_ok(const struct vf_route_report *r)
 {
-	return !r->ca_unreachable && !r->sw_unreachable && !r->credit_loop;
+	return !r->ca_unreachable && !r->sw_unreachable && !r->credit_loop &&
+	       !r->vl_dropped;
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -855,9 +879,28 @@ void vf_route_report_print(FILE *out, const struct vf_route_report *r)
 		" pairs stretched, max stretch %u\n",
 		ratio(r->hops_sum, reach), ratio(r->min_hops_sum, reach),
 		r->stretched, r->max_stretch);
-	fprintf(out, "credit loops  %s%s (%u channels, %" PRIu64
-		" dependencies)\n", r->credit_loop ? "FOUND: " : "none",
-		r->credit_loop ? r->cycle : "", r->channels, r->dependencies);
+	if (r->vl_aware) {
+		char vls[48], sls[48];
+
+		vf_vl_mask_str(r->vls_used, vls, sizeof(vls));
+		vf_vl_mask_str(r->sls_used, sls, sizeof(sls));
+		fprintf(out, "credit loops  per VL: %s%s (SLs %s on VLs %s, %"
+			PRIu64 " dependencies; on one VL: %s)\n",
+			r->credit_loop ? "FOUND: " : "none",
+			r->credit_loop ? r->cycle : "", sls, vls,
+			r->vl_dependencies,
+			r->single_vl_loop ? "a cycle, which the VLs break" :
+			"none");
+		if (r->vl_dropped)
+			fprintf(out, "              %" PRIu64
+				" routes (source switch, LID, SL) are on VL15 and dropped\n",
+				r->vl_dropped);
+	} else {
+		fprintf(out, "credit loops  %s%s (%u channels, %" PRIu64
+			" dependencies)\n", r->credit_loop ? "FOUND: " : "none",
+			r->credit_loop ? r->cycle : "", r->channels,
+			r->dependencies);
+	}
 	if (r->sw_credit_loop)
 		fprintf(out, "              management routes (to switch LIDs, "
 			"from switches) add %" PRIu64
@@ -909,6 +952,19 @@ struct json_object *vf_route_report_json(const struct vf_route_report *r)
 	rc |= vf_json_add(o, "credit_loop",
 			  json_object_new_boolean(r->credit_loop));
 	rc |= vf_json_add(o, "cycle", vf_json_bytes(r->cycle));
+	rc |= vf_json_add(o, "vl_aware", json_object_new_boolean(r->vl_aware));
+	if (r->vl_aware) {
+		rc |= vf_json_add(o, "single_vl_loop",
+				  json_object_new_boolean(r->single_vl_loop));
+		rc |= vf_json_add(o, "vls_used",
+				  json_object_new_int64(r->vls_used));
+		rc |= vf_json_add(o, "sls_used",
+				  json_object_new_int64(r->sls_used));
+		rc |= vf_json_add(o, "vl_dependencies",
+				  json_object_new_uint64(r->vl_dependencies));
+		rc |= vf_json_add(o, "vl_dropped",
+				  json_object_new_uint64(r->vl_dropped));
+	}
 	rc |= vf_json_add(o, "sw_dependencies",
 			  json_object_new_uint64(r->sw_dependencies));
 	rc |= vf_json_add(o, "sw_credit_loop",

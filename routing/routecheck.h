@@ -7,9 +7,10 @@
  *  - reachability: from every switch and every CA port, every LID;
  *  - hop stretch: hops taken versus the shortest healthy path;
  *  - credit loops: a cycle in the channel dependency graph of the data
- *    traffic, the routes from CA ports to CA LIDs (single-VL analysis:
- *    engines that separate traffic by SL/VL, such as dfsssp or lash, can
- *    show loops here that their VLs break).  Management routes, to switch
+ *    traffic, the routes from CA ports to CA LIDs: on one VL, or per VL
+ *    with the SLs and SL-to-VL tables given (vf_route_check_vl(); engines
+ *    that separate traffic by SL/VL, such as dfsssp, lash or our layered
+ *    routing, show loops on one VL that their VLs break).  Management routes, to switch
  *    LIDs (mostly SMPs on VL15, which has no credit flow control) or used
  *    only by switch-originated packets, may add cycles: those are reported
  *    separately and do not fail the check;
@@ -70,6 +71,17 @@ struct vf_route_report {
 	/* LMC: distinct egress ports of a remote port's LIDs, summed */
 	uint64_t lmc_pairs;	/* (switch with CAs, remote CA port) pairs */
 	uint64_t lmc_distinct_sum;
+	/*
+	 * vf_route_check_vl: credit_loop and cycle are the per-VL verdict
+	 * (vlcheck.h); single_vl_loop keeps the single-VL one, a cycle the
+	 * VLs break when credit_loop is false.
+	 */
+	bool vl_aware;
+	bool single_vl_loop;
+	uint16_t vls_used;	/* bit n: data crosses a switch link on VL n */
+	uint16_t sls_used;
+	uint64_t vl_dependencies;
+	uint64_t vl_dropped;	/* (source switch, LID, SL) on VL15: fails */
 	/* first failing pairs, human-readable, one per line */
 	unsigned num_examples;
 	char examples[VF_CHECK_EXAMPLES][160];
@@ -81,6 +93,14 @@ struct vf_route_report {
  */
 int vf_route_check(const struct vf_fabric *f, const struct vf_lfts *t,
 		   struct vf_route_report *r);
+struct vf_vl_model;
+/*
+ * vf_route_check, with credit loops judged per virtual lane under m
+ * (vlcheck.h): what the fabric does when its SLs and SL-to-VL tables
+ * separate the traffic.
+ */
+int vf_route_check_vl(const struct vf_fabric *f, const struct vf_lfts *t,
+		      const struct vf_vl_model *m, struct vf_route_report *r);
 /* True when nothing is unreachable and there is no credit loop. */
 bool vf_route_report_ok(const struct vf_route_report *r);
 /* Print the report as text lines. */

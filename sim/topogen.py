@@ -602,6 +602,46 @@ def random_regular(switches=16, degree=4, hosts=2, radix=None, seed=1,
     return fab
 
 
+def dragonfly(routers=4, globals_per_router=1, hosts=2, groups=None,
+              radix=None, storage=0, admin=0):
+    """Dragonfly (Kim et al. 2008): groups of `routers` switches cabled
+    all to all inside the group, each with `globals_per_router` links to
+    other groups and `hosts` hosts.  Every pair of groups has one global
+    link: by default routers * globals_per_router + 1 groups (the largest
+    such fabric); fewer leave some global ports unused.  Group i's link to
+    group j is its global slot (j - i - 1) mod groups, on router
+    slot // globals_per_router.  Switches G01R01..; ports: the routers of
+    the group in order, then the global links, then the hosts."""
+    a, h = routers, globals_per_router
+    g = groups or a * h + 1
+    if a < 1 or h < 1 or g < 2 or g > a * h + 1:
+        raise TopoError("need routers >= 1, globals >= 1 and "
+                        "2 <= groups <= routers * globals + 1")
+    radix = radix or (a - 1) + h + hosts
+    _check_radix("dragonfly router", (a - 1) + h + hosts, radix)
+    fab = Fabric(f"dragonfly routers={a} globals={h} groups={g} "
+                 f"hosts={hosts} radix={radix}")
+
+    def name(grp, r):
+        return f"G{grp + 1:02d}R{r + 1:02d}"
+
+    sids = [name(grp, r) for grp in range(g) for r in range(a)]
+    for sid in sids:
+        fab.add_switch(sid, f"df {sid}", radix)
+    for grp in range(g):
+        for r in range(a):
+            for q in range(r + 1, a):
+                # port of a peer router: its index, skipping oneself
+                fab.link(name(grp, r), name(grp, q), q, r + 1)
+    for i in range(g):
+        for j in range(i + 1, g):
+            si, sj = (j - i - 1) % g, (i - j - 1) % g
+            fab.link(name(i, si // h), name(j, sj // h),
+                     a + si % h, a + sj % h)
+    attach_hosts(fab, sids, hosts, storage, admin)
+    return fab
+
+
 def _random_regular_edges(n, d, rng, tries=1000):
     """Pairing model with restarts until simple and connected."""
     for _ in range(tries):
@@ -741,6 +781,9 @@ shapes:
             chassis without edges: leaf chip k of chassis i links to leaf
             chip k of every other chassis (--xlinks links each).
   mesh2d/mesh3d/torus2d/torus3d  --dims XxY[xZ] switches, --hosts each.
+  dragonfly  groups of --routers switches G01R01.. cabled all to all,
+            each with --globals links to other groups (one link between
+            every two groups; --groups, default routers x globals + 1).
   random    --switches R001.. forming a random connected --degree-regular
             graph (--seed), --hosts each.
 hosts: cn0001.. ("cn0001 HCA-1"); --admin N makes the first N host slots
@@ -803,6 +846,15 @@ def build_parser():
                        else "3x3x3", help="sizes, e.g. 4x4 or 3x3x3")
         p.add_argument("--hosts", type=int, default=2)
         _add_common(p)
+    p = sub.add_parser("dragonfly", help="dragonfly of router groups")
+    p.add_argument("--routers", type=int, default=4,
+                   help="switches per group")
+    p.add_argument("--globals", type=int, default=1,
+                   help="global links per switch")
+    p.add_argument("--groups", type=int, default=0,
+                   help="groups (default routers x globals + 1)")
+    p.add_argument("--hosts", type=int, default=2)
+    _add_common(p)
     p = sub.add_parser("random", help="random regular switch graph")
     p.add_argument("--switches", type=int, default=16)
     p.add_argument("--degree", type=int, default=4)
@@ -830,6 +882,9 @@ def generate(args):
                   edge_hosts=args.edge_hosts,
                   edge_uplinks=args.edge_uplinks, xlinks=args.xlinks,
                   **common)
+    elif k == "dragonfly":
+        fab = dragonfly(args.routers, args.globals, args.hosts,
+                        args.groups or None, **common)
     elif k == "random":
         fab = random_regular(args.switches, args.degree, args.hosts,
                              seed=args.seed, **common)

@@ -34,6 +34,8 @@
 #include "tools/cmdhelp.h"
 #include "tools/cli/progress.h"
 #include "tools/cli/livefabric.h"
+#include "tools/cli/layercmd.h"
+#include "routing/vlcheck.h"
 
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
@@ -59,7 +61,8 @@ static const char usage_text[] =
 	"        [--core-switches GUID,...] [--route-last GUID,...]\n"
 	"        [--dg NAME=ITEM,...]... [--routing-order NAME:NAME...]\n"
 	"        [--previous-topo NET0 --previous DUMP0] [--config FILE]\n"
-	"        [--links VF] [--quiet | --progress]\n"
+	"        [--links VF] [--vl-layers N [--sl-out FILE]]\n"
+	"        [--quiet | --progress]\n"
 	"        route the fabric in NET (an ibsim or ibnetdiscover net file)\n"
 	"        and write every switch's LFT in opensm-lfts.dump format to\n"
 	"        DUMP (default: standard output; to a terminal only when it\n"
@@ -101,8 +104,16 @@ static const char usage_text[] =
 	"        their own, or also keep tenants on switches of their own\n"
 	"        (docs/partition-routing.md); default: the file's <Sm>\n"
 	"        <PartitionRouting>, else off.\n"
+	"        --vl-layers N: split the data routes (CA to CA LID) into\n"
+	"        at most N layers, none of which closes a credit loop, and\n"
+	"        say how many it took; layer n travels on SL n, mapped to\n"
+	"        VL n, and --check judges credit loops per VL.  Fails (exit\n"
+	"        2) when the routes need more.  --sl-out FILE: the SL of\n"
+	"        every (source switch, LID) not on SL 0, one per line\n"
+	"        (\"switch-guid lid sl\").\n"
 	"  check-routes --topo NET --lfts DUMP [--json] [-o DUMP2]\n"
-	"        [--config FILE [--links VF]] [--quiet | --progress]\n"
+	"        [--config FILE [--links VF]] [--vl-layers N [--sl-out FILE]]\n"
+	"        [--quiet | --progress]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts, dump_lfts\n"
 	"        or ibroute output) against the fabric in NET: every LID\n"
 	"        reachable from every switch and CA, hops versus the shortest\n"
@@ -120,6 +131,7 @@ static const char usage_text[] =
 	"        block up to its LinearFDBTop (dump_fts and ibroute of\n"
 	"        infiniband-diags 44 leave out the block of a top LID that is\n"
 	"        a multiple of 64).  -o: write the LFTs checked there.\n"
+	"        --vl-layers, --sl-out: as for route, on DUMP's routes.\n"
 	"  check [--strict] FILE [--topo NET]\n"
 	"        read a vFabric configuration (opafm.xml style: Applications,\n"
 	"        DeviceGroups, QOSGroups, VirtualFabrics, and <Sm> routing\n"
@@ -251,6 +263,8 @@ struct cli {
 	const char *links;	/* --links: list the links of this class */
 	int partition_routing;	/* --partition-routing, -1 the file's */
 	unsigned lmc;
+	unsigned vl_layers;	/* --vl-layers: at most this many, 0 off */
+	const char *sl_out;	/* --sl-out: the layers' SLs */
 	bool check, json, summary, no_spine_first;
 	enum vf_progress_mode progress;	/* --quiet, --progress */
 	struct vf_guid_list core_switches, route_last;
@@ -320,6 +334,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "partition-routing", required_argument, NULL, 'X' },
 		{ "quiet", no_argument, NULL, 'Q' },
 		{ "progress", no_argument, NULL, 'G' },
+		{ "vl-layers", required_argument, NULL, 'V' },
+		{ "sl-out", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -371,6 +387,14 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			if (rc)
 				return rc;
 			break;
+		case 'V':
+			c->vl_layers = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || c->vl_layers < 1 ||
+			    c->vl_layers > VF_LAYERS_MAX)
+				return bad_usage("--vl-layers takes 1 to %u (data VLs), not '%s'",
+						 VF_LAYERS_MAX, optarg);
+			break;
+		case 'W': c->sl_out = optarg; break;
 		case 'm':
 			c->lmc = strtoul(optarg, &end, 10);
 			if (*end || c->lmc > 7)
@@ -390,6 +414,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return bad_usage("%s needs --topo NET", argv[0]);
 	if (c->links && !c->config)
 		return bad_usage("--links CLASS needs --config FILE");
+	if (c->sl_out && !c->vl_layers)
+		return bad_usage("--sl-out FILE goes with --vl-layers N");
 	if (c->partition_routing > 0 && !c->config)
 		return bad_usage("--partition-routing needs --config FILE (the virtual fabrics)");
 	if (vf_options_resolve_order(&c->groups, &unknown))
@@ -448,10 +474,11 @@ static int links_class(const struct cli *c, const struct vf_traffic *tr)
  */
 static int report_checks(const struct cli *c, const struct vf_fabric *f,
 			 const struct vf_lfts *t, const struct vf_traffic *tr,
-			 FILE *out)
+			 const struct vf_layers *layers, FILE *out)
 {
 	struct vf_partload pl = { 0 };
 	struct vf_route_report r;
+	struct vf_vl_model vls;
 	int k = -1;
 
 	vf_progress_pause(true);
@@ -459,7 +486,10 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 		return EXIT_USAGE;
 	vf_progress_pause(false);
 	vf_progress("checking the routes");
-	if (vf_route_check(f, t, &r) ||
+	if (layers)
+		vf_layers_vl_model(layers, &vls);
+	if ((layers ? vf_route_check_vl(f, t, &vls, &r) :
+		      vf_route_check(f, t, &r)) ||
 	    (tr && vf_partload_compute(f, t, tr, &pl))) {
 		vf_partload_free(&pl);
 		vf_progress_end();
@@ -471,6 +501,9 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 		struct json_object *o = vf_route_report_json(&r);
 		int rc = 0;
 
+		if (layers)
+			rc |= vf_json_add(o, "vl_layers",
+					  json_object_new_int64(layers->num));
 		if (tr)
 			rc |= vf_json_add(o, "partitions",
 					  vf_partload_json(&pl, tr));
@@ -699,6 +732,7 @@ static int cmd_route(int argc, char **argv)
 	struct vf_traffic tr = { 0 };
 	const struct vf_traffic *classes = NULL;
 	struct vf_cli_sweep sw = { 0 };
+	struct vf_layers layers = { 0 };
 	struct vf_config cfg;
 	struct timespec t0, t1;
 	int rc = parse_args(argc, argv, &c);
@@ -776,7 +810,11 @@ static int cmd_route(int argc, char **argv)
 			(t1.tv_sec - t0.tv_sec) * 1e3 +
 			(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	vf_progress_release();
-	rc = write_dump(&c, f, &t);
+	if (c.vl_layers)
+		rc = vf_cli_layers(f, &t, c.vl_layers, c.sl_out, c.json,
+				   &layers);
+	if (!rc)
+		rc = write_dump(&c, f, &t);
 	if (!rc && c.summary) {
 		vf_progress_end();
 		print_summary(c.out ? stdout : stderr, f, &t);
@@ -787,10 +825,12 @@ static int cmd_route(int argc, char **argv)
 	vf_progress_pause(false);
 	if (!rc && c.check)
 		rc = report_checks(&c, f, &t, classes,
+				   c.vl_layers ? &layers : NULL,
 				   c.out ? stdout : stderr);
 out_free:
 	vf_progress_end();
 	vf_log_set_sink(NULL, NULL);
+	vf_layers_free(&layers);
 	vf_cli_sweep_free(&sw);
 	vf_traffic_free(&tr);
 	vf_config_free(&cfg);
@@ -812,6 +852,7 @@ static int cmd_check(int argc, char **argv)
 	const struct vf_traffic *classes = NULL;
 	struct vf_cli_sweep sw = { 0 };
 	struct vf_fabric *f = NULL;
+	struct vf_layers layers = { 0 };
 	struct vf_config cfg;
 	int rc = parse_args(argc, argv, &c);
 
@@ -839,10 +880,15 @@ static int cmd_check(int argc, char **argv)
 	if (!rc)
 		rc = config_traffic(&c, &sw, &tr, &classes);
 	vf_progress_pause(false);
+	if (!rc && c.vl_layers)
+		rc = vf_cli_layers(f, &t, c.vl_layers, c.sl_out, c.json,
+				   &layers);
 	if (!rc)
-		rc = report_checks(&c, f, &t, classes, stdout);
+		rc = report_checks(&c, f, &t, classes,
+				   c.vl_layers ? &layers : NULL, stdout);
 	vf_progress_end();
 	vf_log_set_sink(NULL, NULL);
+	vf_layers_free(&layers);
 	vf_cli_sweep_free(&sw);
 	vf_traffic_free(&tr);
 	vf_config_free(&cfg);

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""VL layers (vfabric route --vl-layers) on fabrics that are not trees,
+checked by a credit-loop oracle of this test's own.
+
+Each fabric (2D and 3D tori, meshes, dragonflies, random regular graphs,
+fat trees cabled or cut until they are no longer trees; seeded) is routed
+by our engines with --vl-layers 8 --sl-out.  The oracle reads only the net
+file, the LFT dump and the SL file: it walks every data route (every
+switch with hosts to every host LID) hop by hop through the LFTs, puts each
+turn (link, VL) -> (next link, VL) in a graph with VL = the route's SL, and
+looks for a cycle.  It must find one on a single VL (the routes need the
+layers: otherwise the fabric tests nothing) and none per VL; the number of
+layers the tool reports must be the number of SLs the file uses.  (How
+many layers against OpenSM's dfsssp and lash: make bench.)
+
+VF_LAYERS_SEEDS (default 2) seeds per random shape; VF_LAYERS_LONG=1 (make
+check-layers-long) adds larger fabrics and 10 seeds.
+"""
+
+import json
+import os
+import tempfile
+
+import topogen
+import vfsim
+import vftest
+
+LONG = os.environ.get("VF_LAYERS_LONG") == "1"
+SEEDS = int(os.environ.get("VF_LAYERS_SEEDS", "10" if LONG else "2"))
+MAX_LAYERS = 8
+
+
+def leaf_ring_tree():
+    """A 2-level tree whose leaves are also cabled in a ring, every other
+    leaf cut from both spines: those reach the rest around the ring, and
+    routes turn up, down and across."""
+    fab = topogen.fattree2(leaves=8, spines=2, hosts=2, radix=8)
+    for i in range(8):
+        fab.link(f"L{i + 1:03d}", f"L{(i + 1) % 8 + 1:03d}")
+    for leaf in (2, 4, 6, 8):
+        fab.remove_link_spec(f"L{leaf:03d}:S001")
+        fab.remove_link_spec(f"L{leaf:03d}:S002")
+    return fab
+
+
+def cut_tree():
+    """A 3-level tree missing 30% of its cables (seed 1): some leaves
+    reach others only down-up, so it is no longer a tree."""
+    fab = topogen.fattree3(pods=4, leaves=2, aggs=2, cores=4, hosts=2,
+                           radix=8)
+    fab.remove_random_links(0.3, seed=1)
+    return fab
+
+
+def cases():
+    out = [("torus 6x6", topogen.grid((6, 6), torus=True, hosts=2)),
+           ("torus 5x5", topogen.grid((5, 5), torus=True, hosts=2)),
+           ("torus 3x3x3", topogen.grid((3, 3, 3), torus=True, hosts=2)),
+           ("torus 4x4x4", topogen.grid((4, 4, 4), torus=True, hosts=2)),
+           ("mesh 5x4", topogen.grid((5, 4), hosts=2)),
+           ("dragonfly 4 routers x 2 globals",
+            topogen.dragonfly(routers=4, globals_per_router=2, hosts=2)),
+           ("dragonfly 6 routers x 3 globals",
+            topogen.dragonfly(routers=6, globals_per_router=3, hosts=2)),
+           ("fat tree with a leaf ring", leaf_ring_tree()),
+           ("3-level tree missing 30% of its cables", cut_tree())]
+    for seed in range(1, SEEDS + 1):
+        out.append((f"random 32 x 4, seed {seed}",
+                    topogen.random_regular(32, 4, hosts=2, seed=seed)))
+        out.append((f"random 20 x 3, seed {seed}",
+                    topogen.random_regular(20, 3, hosts=2, seed=seed)))
+    if LONG:
+        out += [("torus 8x8", topogen.grid((8, 8), torus=True, hosts=4)),
+                ("torus 6x6x6", topogen.grid((6, 6, 6), torus=True,
+                                             hosts=1)),
+                ("dragonfly 8 routers x 4 globals",
+                 topogen.dragonfly(routers=8, globals_per_router=4,
+                                   hosts=4)),
+                ("random 128 x 6",
+                 topogen.random_regular(128, 6, hosts=2, seed=7))]
+    return out
+
+
+# -- the oracle ---------------------------------------------------------------
+def read_sls(path):
+    """{(switch guid, lid): sl} of an --sl-out file (absent: SL 0)."""
+    sls = {}
+    with open(path) as fh:
+        for line in fh:
+            if line.startswith("#") or not line.strip():
+                continue
+            guid, lid, sl = line.split()
+            sls[(int(guid, 16), int(lid))] = int(sl)
+    return sls
+
+
+def lid_owners(dump):
+    """{lid: node description} from an opensm-lfts.dump's comments (every
+    switch lists every LID)."""
+    owners = {}
+    with open(dump) as fh:
+        for line in fh:
+            if line.startswith("0x") and "portguid" in line:
+                lid = int(line.split()[0], 16)
+                owners[lid] = line.rsplit("'", 2)[1]
+    return owners
+
+
+def has_cycle(edges):
+    """Is there a cycle in the graph of these (a, b) edges (Kahn)?"""
+    succ, indeg = {}, {}
+    for a, b in edges:
+        succ.setdefault(a, []).append(b)
+        indeg[b] = indeg.get(b, 0) + 1
+        indeg.setdefault(a, 0)
+    ready = [n for n, d in indeg.items() if d == 0]
+    done = 0
+    while ready:
+        n = ready.pop()
+        done += 1
+        for m in succ.get(n, ()):
+            indeg[m] -= 1
+            if indeg[m] == 0:
+                ready.append(m)
+    return done < len(indeg)
+
+
+def oracle(net, dump, sl_file):
+    """(cycle on one VL, cycle per VL, SLs used, broken routes) of the
+    routes in dump, each on VL = its SL."""
+    nodes = topogen.read_netfile(net)
+    by_desc = {n.desc: n for n in nodes.values()}
+    lfts = vfsim.read_lfts(dump)
+    sls = read_sls(sl_file) if sl_file else {}
+    switches = [n for n in nodes.values() if n.kind == "Switch"]
+    # the dump names each switch by GUID and description
+    desc_guid = {}
+    with open(dump) as fh:
+        for line in fh:
+            if line.startswith("Unicast lids"):
+                guid = line.split("guid ")[1].split()[0]
+                desc_guid[line.rsplit("'", 2)[1]] = int(guid, 16)
+    guid_of = {n.id: desc_guid[n.desc] for n in switches}
+    host_at = {}
+    for n in nodes.values():
+        if n.kind != "Switch":
+            peer = n.ports.get(1)
+            if peer:
+                host_at[n.desc] = peer[0]
+    with_hosts = {sw for sw in host_at.values()}
+    one_vl, per_vl, used, broken = set(), set(), set(), 0
+    for lid, desc in lid_owners(dump).items():
+        if desc not in host_at:
+            continue        # a switch LID: management, not layered
+        dest = host_at[desc]
+        for src in with_hosts:
+            if src == dest:
+                continue
+            sl = sls.get((guid_of[src], lid), 0)
+            used.add(sl)
+            cur, prev, hops = src, None, 0
+            while cur != dest and hops <= len(switches):
+                port = lfts[guid_of[cur]].get(lid)
+                peer = nodes[cur].ports.get(port)
+                if not peer or nodes[peer[0]].kind != "Switch":
+                    broken += 1
+                    break
+                link = (cur, port)
+                if prev:
+                    one_vl.add((prev, link))
+                    per_vl.add(((prev, sl), (link, sl)))
+                prev, cur, hops = link, peer[0], hops + 1
+            else:
+                if cur != dest:
+                    broken += 1
+    return has_cycle(one_vl), has_cycle(per_vl), used, broken
+
+
+def check(tap, work, label, fab, engine="shortestpath"):
+    net = os.path.join(work, "fabric.net")
+    dump = os.path.join(work, "lfts.dump")
+    sl_file = os.path.join(work, "sl.txt")
+    fab.write(net)
+    res = vftest.vfabric("route", "--topo", net, "--engine", engine,
+                         "-o", dump, "--vl-layers", str(MAX_LAYERS),
+                         "--sl-out", sl_file, "--check", "--json")
+    try:
+        rep = json.loads(res.stdout)
+    except ValueError:
+        rep = {}
+    layers = rep.get("vl_layers")
+    if res.returncode or layers is None:
+        tap.ok(False, f"{label} ({engine}): routed and layered",
+               res.stderr[-600:])
+        return
+    cyc1, cyc_vl, used, broken = oracle(net, dump, sl_file)
+    tap.ok(cyc1 and rep.get("single_vl_loop"),
+           f"{label} ({engine}): a credit loop on one VL (the oracle and "
+           f"the tool agree), so the layers are needed")
+    tap.ok(not cyc_vl and not rep.get("credit_loop") and not broken and
+           rep.get("ca_unreachable") == 0,
+           f"{label} ({engine}): no credit loop per VL in {layers} layers "
+           f"(oracle), every route delivered",
+           f"oracle cycle {cyc_vl}, tool {rep.get('credit_loop')} "
+           f"{rep.get('cycle')}, broken {broken}")
+    tap.ok(used == set(range(layers)) and layers <= MAX_LAYERS,
+           f"{label} ({engine}): the SL file uses SLs 0-{layers - 1}, "
+           f"the {layers} layers reported", f"SLs used {sorted(used)}")
+
+
+def check_oracle_fails(tap, work):
+    """The oracle is not blind: the 6x6 torus's layers with layer 1
+    merged into layer 0 (every SL lowered by one) must show a cycle."""
+    net = os.path.join(work, "fabric.net")
+    dump = os.path.join(work, "lfts.dump")
+    sl_file = os.path.join(work, "sl.txt")
+    topogen.grid((6, 6), torus=True, hosts=2).write(net)
+    vftest.vfabric("route", "--topo", net, "-o", dump, "--vl-layers",
+                   str(MAX_LAYERS), "--sl-out", sl_file)
+    merged = os.path.join(work, "merged.txt")
+    with open(sl_file) as src, open(merged, "w") as out:
+        for line in src:
+            if not line.startswith("#"):
+                guid, lid, sl = line.split()
+                line = f"{guid} {lid} {int(sl) - 1}\n"
+            out.write(line)
+    _, cyc_vl, _, _ = oracle(net, dump, merged)
+    tap.ok(cyc_vl, "the oracle finds the cycle when layers 0 and 1 of the "
+           "6x6 torus are merged")
+
+
+def check_refusals(tap, work):
+    """Too few layers fail, and say how many the routes need."""
+    net = os.path.join(work, "t66.net")
+    topogen.grid((6, 6), torus=True, hosts=2).write(net)
+    res = vftest.vfabric("route", "--topo", net, "-o", os.devnull,
+                         "--vl-layers", "1")
+    tap.ok(res.returncode == 2 and "need" in res.stderr and
+           "layers" in res.stderr,
+           "--vl-layers 1 on a torus: exit 2, saying how many layers the "
+           "routes need", res.stderr[-300:])
+    res = vftest.vfabric("route", "--topo", net, "-o", os.devnull,
+                         "--sl-out", os.path.join(work, "x"))
+    tap.ok(res.returncode == 2 and "--vl-layers" in res.stderr,
+           "--sl-out without --vl-layers is refused", res.stderr[-300:])
+    tree = os.path.join(work, "tree.net")
+    topogen.fattree2(leaves=4, spines=2, hosts=2).write(tree)
+    res = vftest.vfabric("route", "--topo", tree, "--engine", "fattree",
+                         "-o", os.devnull, "--vl-layers", "8", "--check",
+                         "--json")
+    rep = json.loads(res.stdout or "{}")
+    tap.ok(res.returncode == 0 and rep.get("vl_layers") == 1 and
+           not rep.get("single_vl_loop"),
+           "a fat tree needs one layer (no SL but 0)",
+           res.stderr[-300:])
+
+
+def main():
+    tap = vfsim.Tap()
+    vftest.start(tap)
+    work = tempfile.mkdtemp(prefix="vf-vllayers-")
+    for label, fab in cases():
+        check(tap, work, label, fab)
+    check(tap, work, "torus 6x6", topogen.grid((6, 6), torus=True, hosts=2),
+          "dgshortestpath")
+    check(tap, work, "3-level tree missing 30% of its cables", cut_tree(),
+          "fattree")
+    check_oracle_fails(tap, work)
+    check_refusals(tap, work)
+    vfsim.shutil.rmtree(work, ignore_errors=True)
+    tap.done()
+
+
+if __name__ == "__main__":
+    main()
