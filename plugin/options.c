@@ -14,6 +14,7 @@
 #include "options.h"
 #include "partition/pathsel.h"
 #include "routing/tenancy.h"
+#include "routing/vllayers.h"
 
 static void dg_def_free(struct vf_dg_def *d)
 {
@@ -93,6 +94,7 @@ void vf_options_default(struct vf_options *o)
 	o->check_routes = true;
 	o->spine_first = true;
 	o->loop_fallback = true;
+	o->vl_layers = VF_VL_LAYERS_DEFAULT;
 	o->route_stability = true;
 	o->config_poll = 5;
 	o->config_settle = 2;
@@ -126,6 +128,23 @@ static int parse_0_7(const char *v, int *out)
 	if (v[0] < '0' || v[0] > '7' || v[1])
 		return -1;
 	*out = v[0] - '0';
+	return 0;
+}
+
+/* vl_layers=N (1-15) or off */
+static int parse_vl_layers(const char *v, unsigned *out)
+{
+	char *end;
+	unsigned long n;
+
+	if (!strcmp(v, "off")) {
+		*out = 0;
+		return 0;
+	}
+	n = strtoul(v, &end, 10);
+	if (!*v || *end || *v == '-' || n < 1 || n > VF_LAYERS_MAX)
+		return -1;
+	*out = (unsigned)n;
 	return 0;
 }
 
@@ -599,6 +618,8 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = parse_bool(val, &o->disconnect_unconfigured);
 	else if (!strcmp(key, "loop_fallback"))
 		rc = parse_bool(val, &o->loop_fallback);
+	else if (!strcmp(key, "vl_layers"))
+		rc = parse_vl_layers(val, &o->vl_layers);
 	else if (!strcmp(key, "route_stability"))
 		rc = parse_bool(val, &o->route_stability);
 	else if (!strcmp(key, "hop_matrices"))
@@ -648,7 +669,7 @@ static int apply(struct vf_options *o, const char *key, const char *val)
 		rc = set_path(&o->metrics_file, val);
 	else {
 		vf_log(VF_LOG_ERROR,
-		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, route_stability, hop_matrices, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, em_key_file, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease, ar_key_file, metrics_file); ignored",
+		       "ERR VF0102: event_plugin_options: unknown setting '%s' (known: config, config_poll, config_settle, on_config_error, disconnect_unconfigured, log_level, check_routes, spine_first, loop_fallback, vl_layers, route_stability, hop_matrices, core_switches, route_last, dg_<name>, routing_order, path_selection, partition_routing, sa_log, sa_record_budget, em_key, em_key_lease, em_key_file, ar_enable, ar_fine_grained, ar_lost_route_only, ar_algorithm, ar_frequency, ar_threshold, ar_key, ar_key_lease, ar_key_file, metrics_file); ignored",
 		       key);
 		return -1;
 	}

@@ -29,6 +29,8 @@
 /* Default sa_record_budget: four of the largest PathRecord answers (65,536
  * records) a second for each requester port. */
 #define VF_SA_RECORD_BUDGET 262144u
+/* vl_layers: the VLs most switches and HCAs have (VLCap 4: VL0-7) */
+#define VF_VL_LAYERS_DEFAULT 8
 /* Default em_key_lease: what an endpoint gives an unknown SM to wait. */
 #define VF_EM_KEY_LEASE 60u
 
@@ -83,6 +85,9 @@ struct vf_options {
 	bool disconnect_unconfigured;	/* end ports no VF names: limited
 					 * in the default partition */
 	bool loop_fallback;		/* loop_fallback=on|off */
+	unsigned vl_layers;		/* vl_layers=N|off: split routes with
+					 * a credit loop into at most N VL
+					 * layers (plugin/layers.c); 0 off */
 	bool opensm_hops;		/* hop_matrices=opensm: OpenSM builds
 					 * its min-hop matrices itself (the
 					 * default, plugin, has our engines

@@ -115,6 +115,10 @@ char *vf_options_describe(const struct vf_options *o)
 	add(&l, " disconnect_unconfigured=%s loop_fallback=%s route_stability=%s hop_matrices=%s",
 	    on_off(o->disconnect_unconfigured), on_off(o->loop_fallback),
 	    on_off(o->route_stability), o->opensm_hops ? "opensm" : "plugin");
+	if (o->vl_layers)
+		add(&l, " vl_layers=%u", o->vl_layers);
+	else
+		add(&l, " vl_layers=off");
 	add_guids(&l, "core_switches", &o->core_switches);
 	add_guids(&l, "route_last", &o->route_last);
 	for (unsigned i = 0; i < o->num_dgs; i++)

@@ -136,6 +136,7 @@ static void take_down(struct vf_plugin *p, bool sa_installed)
 	vf_partitions_free_keys(p);
 	if (sa_installed)
 		vf_sa_free(p);
+	vf_layers_clear(p);	/* the SA read them */
 	free(p->user_partitions);
 	vf_options_free(&p->opts);
 	vf_node_descs_destroy(p->descs);

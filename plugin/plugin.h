@@ -20,6 +20,7 @@
 #include "routing/engine.h"
 #include "routing/fabric.h"
 #include "routing/routecheck.h"
+#include "routing/vllayers.h"
 
 /* Milliseconds on the monotonic clock, for the timings in the log. */
 static inline double vf_now_ms(void)
@@ -64,6 +65,20 @@ struct vf_qos_state {
 	struct vf_opt_override qos, hoq, leaf_hoq;
 	unsigned ports_set, ports_folded;	/* this sweep, for the log */
 	unsigned fold_vls, fold_classes;
+};
+
+/*
+ * The VL layers of the last routing (plugin/layers.c): written only in
+ * the routing callback, with OpenSM's lock held exclusively; read under
+ * it (the SA, path_sl, the QoS manager's callbacks).
+ */
+struct vf_layered {
+	bool active;
+	struct vf_layers l;
+	uint32_t *src_sw;	/* [max_lid + 1] the switch (model index) a
+				 * LID's traffic enters the fabric by */
+	uint16_t max_lid;
+	const struct osm_routing_engine *re;	/* whose tables they split */
 };
 
 /*
@@ -149,6 +164,7 @@ struct vf_plugin {
 	struct vf_sa sa;		/* PathRecord/MCMemberRecord handlers */
 	struct vf_routing last;
 	struct vf_qos_state qos;
+	struct vf_layered layered;	/* plugin/layers.c */
 	struct vf_ar_state *ar;		/* plugin/ar_program.c */
 	struct vf_em_state *em;		/* plugin/em.c */
 	struct vf_node_descs *descs;	/* plugin/nodedesc.c */
@@ -286,6 +302,26 @@ void vf_partitions_free_keys(struct vf_plugin *p);
 void vf_qos_create(struct vf_plugin *p);
 void vf_qos_heavy_sweep(struct vf_plugin *p, const struct vf_plan *plan);
 void vf_qos_routing_done(struct vf_plugin *p);
+/*
+ * After the routing callback decided the layers (routing thread, lock
+ * held): install or remove the callbacks and opt.qos for them.
+ */
+void vf_qos_layers_changed(struct vf_plugin *p);
+
+/*
+ * VL layers (plugin/layers.c, vl_layers=N).  Routing callback, lock held:
+ * clear the last layers before routing; with tables whose single-VL
+ * check r found a credit loop, split them into layers (0: r is then the
+ * per-VL check, loop-free) or say why not (-1).  vf_layer_sl: the SL of
+ * SLID to DLID while the layered tables are OpenSM's (false: no layers).
+ */
+void vf_layers_clear(struct vf_plugin *p);
+int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
+		    const struct vf_fabric *f, const struct vf_lfts *t,
+		    struct vf_route_report *r);
+bool vf_layer_sl(const struct vf_plugin *p, unsigned slid, unsigned dlid,
+		 uint8_t *sl);
+bool vf_layers_in_use(const struct vf_plugin *p);
 
 /*
  * Adaptive routing (plugin/ar_program.c, docs/ar-protocol.md).  At SUBNET_UP

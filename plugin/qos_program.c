@@ -42,6 +42,9 @@
 #include "plugin/plugin.h"
 #include "common/log.h"
 
+/* A layer VL's VLArb weight (64-byte units): one 4 KB packet a turn. */
+#define VF_LAYER_VL_WEIGHT 64
+
 /* The data VLs the tables of port p use: OperVLs, as OpenSM masks with. */
 static const struct vf_qos_port *tables_of(const struct vf_qos_state *st,
 					   const osm_physp_t *p)
@@ -58,6 +61,41 @@ static const struct vf_qos_port *tables_of(const struct vf_qos_state *st,
 	return &st->ports[vls - 1];
 }
 
+/*
+ * VL layers without QoS (plugin/layers.c): SL n on VL n for the layers,
+ * every other SL on VL0, as the QoS tables leave SLs no class uses.
+ */
+static void layer_sl2vl(struct vf_plugin *p, uint8_t in_port,
+			ib_slvl_table_t *tbl)
+{
+	unsigned n = p->layered.l.num;
+
+	for (unsigned i = 0; i < IB_MAX_NUM_VLS / 2; i++)
+		tbl->raw_vl_by_sl[i] =
+			(uint8_t)((2 * i < n ? 2 * i : 0) << 4 |
+				  (2 * i + 1 < n ? 2 * i + 1 : 0));
+	if (in_port == 0)
+		p->qos.ports_set++;
+}
+
+/* Every layer's VL in the low-priority table, equal weights: none waits. */
+static void layer_vlarb(struct vf_plugin *p, osm_physp_t *port,
+			ib_vl_arb_table_t *block, unsigned block_length,
+			unsigned block_num)
+{
+	unsigned n = p->layered.l.num;
+
+	for (unsigned i = 0; i < block_length &&
+	     i < IB_NUM_VL_ARB_ELEMENTS_IN_BLOCK; i++) {
+		bool used = block_num == 0 && i < n;
+
+		block->vl_entry[i].vl = used ? (uint8_t)i : 0;
+		block->vl_entry[i].weight = used ? VF_LAYER_VL_WEIGHT : 0;
+	}
+	if (block_num == 2)
+		port->vl_high_limit = 0;
+}
+
 static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 			 uint8_t out_port, ib_slvl_table_t *tbl)
 {
@@ -66,8 +104,11 @@ static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 	const struct vf_qos_port *t;
 
 	(void)out_port;
-	if (!st->active)
+	if (!st->active) {
+		if (ec->plugin->layered.active)
+			layer_sl2vl(ec->plugin, in_port, tbl);
 		return;
+	}
 	t = tables_of(st, port);
 	for (unsigned i = 0; i < IB_MAX_NUM_VLS / 2; i++)
 		tbl->raw_vl_by_sl[i] = (uint8_t)(t->sl2vl[2 * i] << 4 |
@@ -94,8 +135,14 @@ static void update_vlarb(void *context, osm_physp_t *port, uint8_t port_num,
 	unsigned num, first = (block_num % 2) * IB_NUM_VL_ARB_ELEMENTS_IN_BLOCK;
 
 	(void)port_num;
-	if (!st->active || block_num > 3)
+	if (block_num > 3)
 		return;
+	if (!st->active) {
+		if (ec->plugin->layered.active)
+			layer_vlarb(ec->plugin, port, block, block_length,
+				    block_num);
+		return;
+	}
 	t = tables_of(st, port);
 	e = block_num < 2 ? t->low : t->high;
 	num = block_num < 2 ? t->num_low : t->num_high;
@@ -156,7 +203,8 @@ static void set_options(struct vf_plugin *p)
 	struct vf_qos_state *st = &p->qos;
 	int hoq = st->active ? st->prog.hoq_life : -1;
 
-	opt->qos = (boolean_t)override(&st->qos, opt->qos, st->active, TRUE);
+	opt->qos = (boolean_t)override(&st->qos, opt->qos,
+				       st->active || p->layered.active, TRUE);
 	opt->head_of_queue_lifetime = (uint8_t)override(&st->hoq,
 			opt->head_of_queue_lifetime, hoq >= 0, hoq);
 	opt->leaf_head_of_queue_lifetime = (uint8_t)override(&st->leaf_hoq,
@@ -223,7 +271,7 @@ void vf_qos_heavy_sweep(struct vf_plugin *p, const struct vf_plan *plan)
 		take(st, &prog);
 	}
 	vf_diag_free(&d);
-	hook_engines(p, st->active);
+	hook_engines(p, st->active || p->layered.active);
 	set_options(p);
 	if (!st->active)
 		return;
@@ -231,12 +279,24 @@ void vf_qos_heavy_sweep(struct vf_plugin *p, const struct vf_plan *plan)
 	vf_log(VF_LOG_INFO, "qos: %s", line);
 }
 
+void vf_qos_layers_changed(struct vf_plugin *p)
+{
+	hook_engines(p, p->qos.active || p->layered.active);
+	set_options(p);
+}
+
 void vf_qos_routing_done(struct vf_plugin *p)
 {
 	struct vf_qos_state *st = &p->qos;
 
-	if (!st->active || !st->ports_set)
+	if (!st->active && p->layered.active && st->ports_set)
+		vf_log(VF_LOG_INFO,
+		       "SL2VL tables of %u ports set for %u VL layers (SL n on VL n)",
+		       st->ports_set, p->layered.l.num);
+	if (!st->active || !st->ports_set) {
+		st->ports_set = 0;
 		return;
+	}
 	vf_log(VF_LOG_INFO, "qos: SL2VL tables of %u ports set from the QoS classes",
 	       st->ports_set);
 	if (st->ports_folded)

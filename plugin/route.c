@@ -80,7 +80,7 @@ static void log_check(struct vf_plugin *p, struct vf_routing *rt)
 	r = rt->report;
 	vf_metrics_route_check(p->metrics, &r);
 	vf_log(vf_route_report_ok(&r) ? VF_LOG_INFO : VF_LOG_ERROR,
-	       "%s%s check: unreachable %llu/%llu CA pairs, %llu/%llu switch pairs; max stretch %u; credit loops %s; all-to-all link load max %llu avg %.1f max/avg %.2f",
+	       "%s%s check: unreachable %llu/%llu CA pairs, %llu/%llu switch pairs; max stretch %u; credit loops %s%s; all-to-all link load max %llu avg %.1f max/avg %.2f",
 	       vf_route_report_ok(&r) ? "" : "ERR VF0107: ",
 	       e->name,
 	       (unsigned long long)r.ca_unreachable,
@@ -88,6 +88,7 @@ static void log_check(struct vf_plugin *p, struct vf_routing *rt)
 	       (unsigned long long)r.sw_unreachable,
 	       (unsigned long long)r.sw_pairs, r.max_stretch,
 	       r.credit_loop ? "FOUND" : "none",
+	       r.vl_aware ? " per VL (VL layers)" : "",
 	       (unsigned long long)r.load_max, r.load_avg,
 	       r.load_max_over_avg);
 	if (r.credit_loop)
@@ -139,22 +140,28 @@ static void keep_last(struct vf_plugin *p, const struct vf_engine *e,
 }
 
 /*
- * loop_fallback: check the tables before OpenSM gets them, and refuse them
- * when the data traffic has a credit loop, so that OpenSM routes with the
- * next engine in routing_engine.  This check runs under OpenSM's lock
- * (the SA waits); without loop_fallback it runs after, outside the lock.
- * Returns 0 to keep the tables, -1 to refuse them.
+ * loop_fallback, vl_layers: check the tables before OpenSM gets them.
+ * When the data traffic has a credit loop on one VL, split it into VL
+ * layers (plugin/layers.c); when that cannot be done, refuse the tables
+ * (loop_fallback), so that OpenSM routes with the next engine in
+ * routing_engine.  This check runs under OpenSM's lock (the SA waits);
+ * with neither option it runs after, outside the lock.  Returns 0 to keep
+ * the tables, -1 to refuse them.
  */
-static int loop_gate(const struct vf_engine *e, const struct vf_fabric *f,
+static int loop_gate(struct vf_engine_ctx *ec, const struct vf_fabric *f,
 		     const struct vf_lfts *t, struct vf_route_report *r)
 {
+	const struct vf_engine *e = ec->engine;
+
 	if (vf_route_check(f, t, r)) {
 		vf_log(VF_LOG_ERROR, "ERR VF0106: %s: route check ran out of memory",
 		       e->name);
-		return -1;
+		return ec->plugin->opts.loop_fallback ? -1 : 0;
 	}
-	if (!r->credit_loop)
+	if (!r->credit_loop || !vf_layers_apply(ec->plugin, ec, f, t, r))
 		return 0;
+	if (!ec->plugin->opts.loop_fallback)
+		return 0;	/* kept; the check logs the loop after */
 	vf_log(VF_LOG_ERROR, "ERR VF0108: %s: credit loop: %s", e->name,
 	       r->cycle);
 	vf_log(VF_LOG_ERROR,
@@ -185,6 +192,8 @@ static int build_fwd_tables(void *context)
 	unsigned written;
 	int rc;
 
+	/* these tables replace the layered ones, if any */
+	vf_layers_clear(ec->plugin);
 	/* the sweep's model and policy: the file is not read again here */
 	vf_sweep_for_routing(ec->plugin);
 	f = vf_sweep_fabric(ec->plugin, true);
@@ -209,9 +218,9 @@ static int build_fwd_tables(void *context)
 		goto out_free;
 	}
 	t2 = vf_now_ms();
-	if (ec->plugin->opts.loop_fallback) {
+	if (ec->plugin->opts.loop_fallback || ec->plugin->opts.vl_layers) {
 		report = malloc(sizeof(*report));
-		rc = report ? loop_gate(e, f, &t, report) : -1;
+		rc = report ? loop_gate(ec, f, &t, report) : -1;
 		if (rc)
 			goto out_free;
 	}
@@ -226,6 +235,7 @@ static int build_fwd_tables(void *context)
 	ec->plugin->last_routing_policy = ec->plugin->routing_policy;
 	ec->plugin->last_routing_mode = ec->plugin->routing_mode;
 out_free:
+	vf_qos_layers_changed(ec->plugin);
 	vf_route_groups_free(&groups);
 	free(report);
 	vf_lfts_free(&t);
@@ -240,6 +250,17 @@ static int build_lid_matrices(void *context)
 	return vf_hop_matrices(ec->plugin, ec->engine->name);
 }
 
+static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
+		       const ib_net16_t dlid)
+{
+	struct vf_engine_ctx *ec = context;
+	uint8_t sl;
+
+	if (vf_layer_sl(ec->plugin, cl_ntoh16(slid), cl_ntoh16(dlid), &sl))
+		return sl;
+	return hint;
+}
+
 static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 {
 	struct vf_engine_ctx *ec = re->context;
@@ -247,13 +268,15 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	re->build_lid_matrices = build_lid_matrices;
 	re->ucast_build_fwd_tables = build_fwd_tables;
 	/*
-	 * update_sl2vl/update_vlarb: plugin/qos_program.c, only with QoS VFs.
-	 * path_sl stays NULL: under a vFabric policy our SA handlers choose
-	 * SLs; OpenSM's own handlers (no policy, or ours not installed) take
-	 * the SL from the partition's sl=, which the plan writes per VF, so
-	 * it always matches the P_Key they chose.  path_sl sees only the
-	 * LIDs, not that P_Key, and could only break the pairing.
+	 * update_sl2vl/update_vlarb: plugin/qos_program.c, with QoS VFs or
+	 * VL layers.  path_sl: OpenSM's own PathRecord handler (no vFabric
+	 * policy) and its link manager (MasterSMSL) ask it; it gives the
+	 * layer's SL while the layered tables are in place and otherwise
+	 * the SL they hint (the partition's sl=, which the plan writes per
+	 * VF, or sm_sl), so it never breaks a VF's P_Key/SL pairing.  Under
+	 * a vFabric policy our SA handlers choose the SLs (sa_path.c).
 	 */
+	re->path_sl = path_sl;
 	ec->re = re;
 	vf_log(VF_LOG_INFO, "routing engine %s selected (%s)",
 	       ec->engine->name, ec->engine->summary);

@@ -295,8 +295,13 @@ static osm_sa_item_t *record(const struct pr_req *r, const osm_port_t *src,
 	ib_path_rec_t *out;
 	bool reversible, raw = (r->comp & PR_RAW) &&
 			       (cl_ntoh32(r->pr->hop_flow_raw) & 1u << 31);
-	uint8_t mtu, rate, life;
+	uint8_t mtu, rate, life, sl = (uint8_t)a->sl;
 
+	/* VL layers: the SL puts the path on its layer (plugin/layers.c);
+	 * one asked for that is not the layer's gets no record */
+	if (vf_layer_sl(r->p, slid, dlid, &sl) && (r->comp & PR_SL) &&
+	    ib_path_rec_sl(r->pr) != sl)
+		return NULL;
 	if (!walk(src, dst, dlid, &fwd))
 		return NULL;
 	reversible = walk(dst, src, slid, &back);
@@ -328,7 +333,7 @@ static osm_sa_item_t *record(const struct pr_req *r, const osm_port_t *src,
 		out->tclass = r->pr->tclass;
 	out->num_path = reversible ? 0x80 : 0;
 	out->pkey = raw ? 0 : cl_hton16(pkey_entry);
-	ib_path_rec_set_sl(out, (uint8_t)a->sl);
+	ib_path_rec_set_sl(out, sl);
 	if (r->comp & PR_QOS_CLASS)
 		ib_path_rec_set_qos_class(out, ib_path_rec_qos_class(r->pr));
 	out->mtu = (uint8_t)(SEL_EQ << 6 | mtu);
@@ -403,7 +408,8 @@ static void pair(struct pr_req *r, const osm_port_t *src,
 			return;
 		q.pkey = common & 0x7fff;
 	}
-	if (r->comp & PR_SL)
+	/* with VL layers the SL is the layer's, not a VF's (record()) */
+	if ((r->comp & PR_SL) && !vf_layers_in_use(r->p))
 		q.sl = ib_path_rec_sl(r->pr);
 	if (vf_path_vfs(&r->pol->path, &q, false, &ans))
 		return;

@@ -53,9 +53,10 @@ def main():
     for label, net, tree, extra in fabrics(gen_dir):
         with vfsim.Sim(net, label, tap=tap) as sim:
             sim.start_ibsim()
-            # off the trees min-hop has credit loops: keep our tables
-            # (loop_fallback=off) to verify them; t-plugin-errors checks
-            # the default refusal
+            # off the trees min-hop has credit loops on one VL, which
+            # the default vl_layers splits into VL layers; loop_fallback
+            # off keeps our tables to verify even if that failed
+            # (t-plugin-errors checks the refusal)
             options = "log_level=info" + ("" if tree else
                                           " loop_fallback=off")
             sim.start_opensm(conf_lines=vftest.plugin_conf(

@@ -10,8 +10,8 @@ identical, line for line, and the plugin must say it built them.  Fabrics:
 a 2-level tree, the same with LMC 2, a 3-level tree, a director fabric
 with edge switches, a torus, a tree with cables and a host missing.  Then:
 
-- fallback: on the torus with loop_fallback on, our tables are refused
-  (credit loop) and minhop routes over the matrices we filled: still the
+- fallback: on the torus with loop_fallback on (and vl_layers off),
+  our tables are refused (credit loop) and minhop routes over the matrices we filled: still the
   reference;
 - a failure half way (VFABRIC_TEST_HOPS_FAIL, in the tests' copy of the
   plugin, libvfabric-testhooks.so: the plugin users load has no fault
@@ -137,8 +137,8 @@ def fabrics(tap):
 
 def fallback(tap, sim, ref):
     """Our tables refused (credit loop): minhop routes on our matrices."""
-    ours, log = run(sim, vftest.plugin_conf(engine="shortestpath",
-                                            options=OPTS))
+    ours, log = run(sim, vftest.plugin_conf(
+        engine="shortestpath", options=OPTS + " vl_layers=off"))
     tap.ok(BUILT.search(log) and "ERR VF0113" in log and
            "unicast routing done by engine 'minhop'" in log,
            "torus, loop_fallback on: our matrices built, our tables "

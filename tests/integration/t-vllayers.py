@@ -22,6 +22,7 @@ import json
 import os
 import tempfile
 
+import cdgoracle
 import topogen
 import vfsim
 import vftest
@@ -107,74 +108,41 @@ def lid_owners(dump):
     return owners
 
 
-def has_cycle(edges):
-    """Is there a cycle in the graph of these (a, b) edges (Kahn)?"""
-    succ, indeg = {}, {}
-    for a, b in edges:
-        succ.setdefault(a, []).append(b)
-        indeg[b] = indeg.get(b, 0) + 1
-        indeg.setdefault(a, 0)
-    ready = [n for n, d in indeg.items() if d == 0]
-    done = 0
-    while ready:
-        n = ready.pop()
-        done += 1
-        for m in succ.get(n, ()):
-            indeg[m] -= 1
-            if indeg[m] == 0:
-                ready.append(m)
-    return done < len(indeg)
-
-
 def oracle(net, dump, sl_file):
     """(cycle on one VL, cycle per VL, SLs used, broken routes) of the
-    routes in dump, each on VL = its SL."""
+    routes in dump, each on VL = its SL (cdgoracle.py)."""
     nodes = topogen.read_netfile(net)
     by_desc = {n.desc: n for n in nodes.values()}
-    lfts = vfsim.read_lfts(dump)
-    sls = read_sls(sl_file) if sl_file else {}
-    switches = [n for n in nodes.values() if n.kind == "Switch"]
     # the dump names each switch by GUID and description
-    desc_guid = {}
+    lfts, guid_of = {}, {}
+    dumped = vfsim.read_lfts(dump)
     with open(dump) as fh:
         for line in fh:
             if line.startswith("Unicast lids"):
-                guid = line.split("guid ")[1].split()[0]
-                desc_guid[line.rsplit("'", 2)[1]] = int(guid, 16)
-    guid_of = {n.id: desc_guid[n.desc] for n in switches}
-    host_at = {}
-    for n in nodes.values():
-        if n.kind != "Switch":
-            peer = n.ports.get(1)
-            if peer:
-                host_at[n.desc] = peer[0]
-    with_hosts = {sw for sw in host_at.values()}
-    one_vl, per_vl, used, broken = set(), set(), set(), 0
+                guid = int(line.split("guid ")[1].split()[0], 16)
+                sid = by_desc[line.rsplit("'", 2)[1]].id
+                guid_of[sid] = guid
+                lfts[sid] = dumped[guid]
+    links = {(n.id, port): peer for n in nodes.values()
+             if n.kind == "Switch" for port, peer in n.ports.items()}
+    hosts = {}
     for lid, desc in lid_owners(dump).items():
-        if desc not in host_at:
-            continue        # a switch LID: management, not layered
-        dest = host_at[desc]
-        for src in with_hosts:
-            if src == dest:
-                continue
-            sl = sls.get((guid_of[src], lid), 0)
-            used.add(sl)
-            cur, prev, hops = src, None, 0
-            while cur != dest and hops <= len(switches):
-                port = lfts[guid_of[cur]].get(lid)
-                peer = nodes[cur].ports.get(port)
-                if not peer or nodes[peer[0]].kind != "Switch":
-                    broken += 1
-                    break
-                link = (cur, port)
-                if prev:
-                    one_vl.add((prev, link))
-                    per_vl.add(((prev, sl), (link, sl)))
-                prev, cur, hops = link, peer[0], hops + 1
-            else:
-                if cur != dest:
-                    broken += 1
-    return has_cycle(one_vl), has_cycle(per_vl), used, broken
+        n = by_desc.get(desc)
+        if n is not None and n.kind != "Switch" and 1 in n.ports:
+            hosts[lid] = n.ports[1]
+    sls = read_sls(sl_file) if sl_file else {}
+    at = {lid: sw for lid, (sw, _) in hosts.items()}
+    route_list = list(cdgoracle.routes(lfts, links, hosts))
+    broken = sum(1 for r in route_list if r[2] is None)
+
+    def sl_of(src, dst):
+        return sls.get((guid_of[at[src]], dst), 0)
+
+    one, _ = cdgoracle.turns(route_list, lambda s, d: 0,
+                             lambda sw, i, o, sl: 0)
+    per, _ = cdgoracle.turns(route_list, sl_of, lambda sw, i, o, sl: sl)
+    used = {sl_of(src, dst) for src, dst, hops in route_list if hops}
+    return cdgoracle.has_cycle(one), cdgoracle.has_cycle(per), used, broken
 
 
 def check(tap, work, label, fab, engine="shortestpath"):

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+/*
+ * VL layers for our engines' tables (vl_layers=N, routing/vllayers.h).
+ *
+ * When the routes of a fabric that is not a tree close a credit loop on
+ * one VL, the routing callback splits them into layers whose dependency
+ * graphs are acyclic, each on its own VL: layer n's routes on SL n, SL n
+ * on VL n at every port.  Three readers then put that in the fabric:
+ * - OpenSM's SA PathRecord handler and its link manager (MasterSMSL) ask
+ *   the engine's path_sl callback for the SL of (SLID, DLID);
+ * - our own PathRecord handler (a vFabric policy) asks vf_layer_sl();
+ * - OpenSM's QoS manager, after routing, takes the SL2VL and VLArb tables
+ *   from our update_sl2vl/update_vlarb (plugin/qos_program.c).
+ * All three run with OpenSM's lock held, and the layers change only in
+ * the routing callback, which holds it exclusively.
+ *
+ * Fail closed: tables whose loop the layers cannot break (more layers
+ * than VLs, a route that loops) are refused as before (loop_fallback);
+ * with QoS virtual fabrics as well, the two are not combined yet and the
+ * tables are refused too, saying so.  Routes to switch LIDs
+ * (management) stay on SL 0, as the route check leaves them out.
+ */
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_port.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/plugin.h"
+#include "common/log.h"
+#include "routing/vlcheck.h"
+
+void vf_layers_clear(struct vf_plugin *p)
+{
+	struct vf_layered *y = &p->layered;
+
+	vf_layers_free(&y->l);
+	free(y->src_sw);
+	memset(y, 0, sizeof(*y));
+}
+
+/*
+ * The data VLs every linked port can run: the least VLCap of all of them,
+ * and OpenSM's max_op_vls, which caps the OperVLs its link manager sets.
+ */
+static unsigned vls_available(osm_subn_t *subn)
+{
+	unsigned least = vf_qos_vls_of_code(subn->opt.max_op_vls);
+
+	if (!least)	/* a code OpenSM would not set: one VL */
+		least = 1;
+	for (cl_map_item_t *it = cl_qmap_head(&subn->port_guid_tbl);
+	     it != cl_qmap_end(&subn->port_guid_tbl);
+	     it = cl_qmap_next(it)) {
+		osm_node_t *node = ((osm_port_t *)it)->p_node;
+		unsigned n = osm_node_get_num_physp(node);
+
+		for (unsigned i = 0; i < n; i++) {
+			osm_physp_t *ph = osm_node_get_physp_ptr(node, i);
+			unsigned vls;
+
+			if (!ph || !osm_physp_get_remote(ph))
+				continue;
+			vls = vf_qos_vls_of_code(
+				ib_port_info_get_vl_cap(&ph->port_info));
+			if (vls && vls < least)
+				least = vls;
+		}
+	}
+	return least;
+}
+
+/* The switch each LID's traffic enters the fabric by, VF_NONE for none. */
+static uint32_t *entry_switches(const struct vf_fabric *f)
+{
+	uint32_t *at = malloc(((size_t)f->max_lid + 1) * sizeof(*at));
+
+	if (!at)
+		return NULL;
+	for (unsigned lid = 0; lid <= f->max_lid; lid++) {
+		uint32_t port = lid ? f->lid_port[lid] : VF_NONE;
+		const struct vf_port *p, *peer;
+
+		at[lid] = VF_NONE;
+		if (port == VF_NONE)
+			continue;
+		p = &f->ports[port];
+		if (vf_is_switch(&f->nodes[p->node])) {
+			at[lid] = f->nodes[p->node].sw;
+			continue;
+		}
+		peer = vf_usable_peer(f, p);
+		if (peer && vf_is_switch(&f->nodes[peer->node]))
+			at[lid] = f->nodes[peer->node].sw;
+	}
+	return at;
+}
+
+static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
+		       unsigned max, unsigned avail, unsigned asked)
+{
+	if (rc == -ERANGE && need > VF_LAYERS_MAX)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0127: %s: the routes' credit loops need more than %u VL layers; %u VLs available (vl_layers=%u)",
+		       e->name, VF_LAYERS_MAX, avail, asked);
+	else if (rc == -ERANGE)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0127: %s: the routes' credit loops need %u VL layers; at most %u may be used (%u VLs available on every port, vl_layers=%u)",
+		       e->name, need, max, avail, asked);
+	else
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0128: %s: the routes cannot be split into VL layers (%s)",
+		       e->name, rc == -ELOOP ? "a route loops" :
+		       rc == -E2BIG ? "switches x LIDs too many for the layer table" :
+		       strerror(-rc));
+}
+
+int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
+		    const struct vf_fabric *f, const struct vf_lfts *t,
+		    struct vf_route_report *r)
+{
+	const struct vf_engine *e = ec->engine;
+	struct vf_layered *y = &p->layered;
+	unsigned avail, max;
+	struct vf_vl_model m;
+	int rc;
+
+	if (!p->opts.vl_layers)
+		return -1;
+	if (p->qos.active) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0129: %s: the routes close a credit loop and need VL layers, which this version does not combine with QoS virtual fabrics",
+		       e->name);
+		return -1;
+	}
+	avail = vls_available(&p->osm->subn);
+	max = p->opts.vl_layers < avail ? p->opts.vl_layers : avail;
+	rc = vf_layers_build(f, t, max, &y->l);
+	if (rc) {
+		refuse_why(e, rc, y->l.num, max, avail, p->opts.vl_layers);
+		vf_layers_clear(p);
+		return -1;
+	}
+	vf_layers_vl_model(&y->l, &m);
+	y->src_sw = entry_switches(f);
+	if (!y->src_sw || vf_route_check_vl(f, t, &m, r) || r->credit_loop) {
+		/* the layering's own check: never expected to fail */
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0128: %s: the routes cannot be split into VL layers (%s)",
+		       e->name, y->src_sw ? r->cycle : "out of memory");
+		vf_layers_clear(p);
+		return -1;
+	}
+	y->active = true;
+	y->max_lid = f->max_lid;
+	y->re = ec->re;
+	vf_log(VF_LOG_INFO,
+	       "%s: the routes close credit loops on one VL; split into %u VL layers (SL n on VL n, n < %u; %u VLs available); no loop per VL",
+	       e->name, y->l.num, y->l.num, avail);
+	return 0;
+}
+
+bool vf_layers_in_use(const struct vf_plugin *p)
+{
+	/* the tables in the switches must be the ones layered */
+	return p->layered.active &&
+	       p->osm->routing_engine_used == p->layered.re;
+}
+
+bool vf_layer_sl(const struct vf_plugin *p, unsigned slid, unsigned dlid,
+		 uint8_t *sl)
+{
+	const struct vf_layered *y = &p->layered;
+	uint32_t s;
+
+	if (!vf_layers_in_use(p))
+		return false;
+	s = slid <= y->max_lid ? y->src_sw[slid] : VF_NONE;
+	*sl = s == VF_NONE || dlid > y->max_lid ? 0 :
+	      (uint8_t)vf_layer_of(&y->l, s, dlid);
+	return true;
+}

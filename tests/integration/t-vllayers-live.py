@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
+"""VL layers in ibsim: a 4x4 torus with a host on each switch (whose
+minimal routes close credit loops on one VL) routed by our shortestpath
+with the plugin's defaults (vl_layers=8, loop_fallback=on).  What the fabric then holds is read
+back with the diags, and a credit-loop oracle of the tests' own
+(sim/cdgoracle.py) walks every host-to-host route through it:
+
+- the LFTs (dump_fts), and the topology (ibnetdiscover);
+- the SL of every host pair from the SA's PathRecords (saquery
+  --src-to-dst, pair by pair):
+  OpenSM's own handler asking our path_sl callback without a vFabric
+  file, our handler with one;
+- every switch's SL-to-VL table for every output port (smpquery sl2vl),
+  and the VLArb tables, which must serve every layer's VL.
+
+The routes must close a cycle on one VL (the layers are needed) and none
+per VL, with our tables kept (not OpenSM's fallback).  Stock OpenSM's
+dfsssp on the same fabric, in the same run, is the reference: we may
+use no more VLs than it needs, and load the busiest link no more.
+"""
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+import cdgoracle
+import topogen
+import vfsim
+import vftest
+
+DEFAULT_XML = os.path.abspath(os.path.join(vftest.TOP_SRCDIR, "conf",
+                                           "vfabric-default.xml"))
+
+
+def parse_prs(text):
+    """saquery PR output -> {(slid, dlid): sl}."""
+    out = {}
+    for block in text.split("PathRecord dump:")[1:]:
+        f = dict(re.findall(r"^\s*(\w+)\.+(\S+)", block, re.M))
+        if "slid" in f and "dlid" in f and "sl" in f:
+            out[(int(f["slid"], 0), int(f["dlid"], 0))] = int(f["sl"], 0)
+    return out
+
+
+def parse_vlarb(text):
+    """smpquery vlarb: (low, high) lists of (vl, weight)."""
+    vls = [[int(x, 16) for x in re.findall(r"0x[0-9a-fA-F]+", line)]
+           for line in text.splitlines() if line.startswith("VL")]
+    ws = [[int(x, 16) for x in re.findall(r"0x[0-9a-fA-F]+", line)]
+          for line in text.splitlines() if line.startswith("WEIGHT")]
+    return ([list(zip(v, w)) for v, w in zip(vls, ws)] + [[], []])[:2]
+
+
+def read_fabric(sim):
+    """lfts, links, hosts (cdgoracle's form, switches by GUID), switch
+    LIDs and the LFT dump's path."""
+    topo = vfsim.parse_ibnetdiscover(open(sim.discover()).read())
+    dump = sim.dump_lfts()
+    lfts = vfsim.read_lfts(dump)
+    links, hosts, sw_lid = {}, {}, {}
+    for guid, n in topo.items():
+        if n["kind"] == "Switch":
+            sw_lid[guid] = n["lid"]
+            for port, peer in n["links"].items():
+                links[(guid, port)] = peer
+        elif n["lid"] and 1 in n["links"]:
+            hosts[n["lid"]] = n["links"][1]
+    return lfts, links, hosts, sw_lid, dump
+
+
+def read_sl2vl(sim, links, sw_lid):
+    """{(switch, in port, out port): [VL by SL]} of every switch output
+    port toward another switch (the ones inter-switch routes leave by)."""
+    tables = {}
+    for (sw, port), (peer, _) in links.items():
+        if peer not in sw_lid:
+            continue
+        rows = vfsim.parse_sl2vl(sim.run_diag(
+            ["smpquery", "sl2vl", str(sw_lid[sw]), str(port)]))
+        for (inp, out), vls in rows.items():
+            tables[(sw, inp, out)] = vls
+    return tables
+
+
+def judge(tap, label, sim, layers):
+    """Read the fabric back and run the oracle on it."""
+    lfts, links, hosts, sw_lid, dump = read_fabric(sim)
+    prs = {}
+    for src in hosts:   # one Get each: ibsim cuts multi-packet answers
+        for dst in hosts:
+            if src != dst:
+                prs.update(parse_prs(sim.run_diag(
+                    ["saquery", "--src-to-dst", f"{src}:{dst}"])))
+    sl2vl = read_sl2vl(sim, links, sw_lid)
+    route_list = list(cdgoracle.routes(lfts, links, hosts))
+    missing = [(s, d) for s, d, _ in route_list if (s, d) not in prs]
+    tap.ok(route_list and not missing and
+           all(h for _, _, h in route_list),
+           f"{label}: every host pair has a route and a PathRecord "
+           f"({len(route_list)} pairs)", f"missing {missing[:5]}")
+    one, _ = cdgoracle.turns(route_list, lambda s, d: 0,
+                             lambda sw, i, o, sl: 0)
+    tap.ok(cdgoracle.has_cycle(one),
+           f"{label}: on one VL the routes close a credit loop")
+    absent = []
+
+    def vl_of(sw, inp, out, sl):
+        vls = sl2vl.get((sw, inp, out))
+        if vls is None:
+            absent.append((sw, inp, out))
+            return 15
+        return vls[sl]
+
+    per, dropped = cdgoracle.turns(route_list,
+                                   lambda s, d: prs.get((s, d), 0), vl_of)
+    tap.ok(not cdgoracle.has_cycle(per) and not dropped,
+           f"{label}: with the SLs of the PathRecords and the switches' "
+           f"SL2VL tables, no credit loop per VL and nothing on VL15",
+           f"dropped {dropped}, tables not read {absent[:5]}")
+    used = {prs[(s, d)] for s, d, _ in route_list if (s, d) in prs}
+    tap.ok(used == set(range(layers)),
+           f"{label}: the PathRecords use SLs 0-{layers - 1}, one per layer",
+           sorted(used))
+    some = next(iter(sorted(k for k in links if links[k][0] in sw_lid)))
+    low, _ = parse_vlarb(sim.run_diag(["smpquery", "vlarb",
+                                       str(sw_lid[some[0]]),
+                                       str(some[1])]))
+    served = {vl for vl, w in low if w > 0}
+    tap.ok(set(range(layers)) <= served,
+           f"{label}: the VLArb low table serves VLs 0-{layers - 1}", low)
+    return dump
+
+
+def load_max(topo, dump):
+    res = subprocess.run([vftest.VFABRIC, "check-routes", "--topo", topo,
+                          "--lfts", dump, "--json"], capture_output=True,
+                         text=True)
+    return json.loads(res.stdout or "{}").get("load_max")
+
+
+def run_ours(tap, net, label, options):
+    with vfsim.Sim(net, label, tap=tap) as sim:
+        sim.start_ibsim()
+        sim.start_opensm(conf_lines=vftest.plugin_conf(
+            "shortestpath", options=options), plugin_dir=vftest.PLUGIN_DIR)
+        sim.wait_subnet_up()
+        log = sim.log_text()
+        m = re.search(r"shortestpath: the routes close credit loops on one "
+                      r"VL; split into (\d+) VL layers", log)
+        tap.ok(m and "shortestpath tables configured on all switches" in
+               log and "ERR VF0113" not in log,
+               f"{label}: our tables are kept, split into VL layers",
+               "\n".join(l for l in log.splitlines() if "VF01" in l or
+                         "layers" in l)[-800:])
+        layers = int(m.group(1)) if m else 1
+        tap.ok(re.search(r"SL2VL tables of \d+ ports set for "
+                         rf"{layers} VL layers", log),
+               f"{label}: the plugin set the SL2VL tables")
+        dump = judge(tap, label, sim, layers)
+        return layers, load_max(sim.discover(), dump)
+
+
+def run_dfsssp(tap, net):
+    """Stock OpenSM's dfsssp (no plugin): its VLs and busiest link."""
+    with vfsim.Sim(net, "vllayers-dfsssp", tap=tap) as sim:
+        sim.start_ibsim()
+        sim.start_opensm(conf_lines=["routing_engine dfsssp",
+                                     "sweep_interval 0", "log_flags 0x07"])
+        sim.wait_subnet_up()
+        m = re.search(r"Virtual Lanes needed: (\d+)", sim.log_text())
+        return (int(m.group(1)) if m else None,
+                load_max(sim.discover(), sim.dump_lfts()))
+
+
+def main():
+    tap = vfsim.Tap()
+    vftest.start(tap)
+    work = tempfile.mkdtemp(prefix="vf-vllayers-live-")
+    net = os.path.join(work, "torus.net")
+    topogen.grid((4, 4), torus=True, hosts=1).write(net)
+    layers, load = run_ours(tap, net, "torus 4x4", "log_level=info")
+    run_ours(tap, net, "torus 4x4, vFabric file",
+             f"log_level=info config={DEFAULT_XML}")
+    dfs_vls, dfs_load = run_dfsssp(tap, net)
+    tap.ok(dfs_vls is not None and layers <= dfs_vls,
+           f"torus 4x4: {layers} VL layers, OpenSM dfsssp needs {dfs_vls}")
+    tap.ok(load is not None and dfs_load is not None and load <= dfs_load,
+           f"torus 4x4: busiest link {load}, dfsssp's {dfs_load}")
+    run_limited(tap, net)
+    vfsim.shutil.rmtree(work, ignore_errors=True)
+    tap.done()
+
+
+def run_limited(tap, net):
+    """vl_layers=1: the loop cannot be broken; the tables are refused
+    (loop_fallback) and the log says how many layers were needed."""
+    with vfsim.Sim(net, "vllayers-one", tap=tap) as sim:
+        sim.start_ibsim()
+        sim.start_opensm(conf_lines=vftest.plugin_conf(
+            "shortestpath", options="log_level=info vl_layers=1"),
+            plugin_dir=vftest.PLUGIN_DIR)
+        sim.wait_subnet_up()
+        log = sim.log_text()
+        tap.ok(re.search(r"ERR VF0127: shortestpath: the routes' credit "
+                         r"loops need \d+ VL layers; at most 1 may be used",
+                         log) and "ERR VF0113" in log,
+               "vl_layers=1: the tables are refused, saying how many "
+               "layers they need",
+               "\n".join(l for l in log.splitlines() if "VF01" in l))
+
+
+if __name__ == "__main__":
+    main()
