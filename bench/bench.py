@@ -13,7 +13,9 @@ with `vfabric check-routes`.  Reported per run:
                same measure for every engine: compute plus queueing the LFT
                MADs; for ours it includes building the fabric model and
                OpenSM's min-hop matrices, and the plugin's route check is
-               turned off)
+               turned off, but for the credit-loop check of vl_layers, on
+               by default: on the torus it splits our routes into VL
+               layers, bench/vllayers.py)
   up s         OpenSM start to the first SUBNET UP
   max, max/avg all-to-all routes (CA ports to CA base LIDs) on the busiest
                directed inter-switch link, and over the average
@@ -23,9 +25,10 @@ with `vfabric check-routes`.  Reported per run:
                the tier cut: every leaf, pod, ... shares the routes
                leaving it over its links to the tier above); reported as
                max load / bound
-  loops        credit loop in the routes to CA LIDs (single-VL analysis:
-               dfsssp and lash separate traffic by VL and may show loops
-               their VLs break; they are run here without qos)
+  loops        credit loop in the routes to CA LIDs (single-VL analysis
+               of the tables read back: dfsssp, lash and our VL layers
+               separate traffic by VL and show loops their VLs break;
+               bench/vllayers.py compares those)
   unreach      CA pairs and switch-LID pairs that cannot be reached
   host churn   host cn0005 leaves and returns: LFT entries of *other*
                destinations the two reroutes changed (ideal: 0)

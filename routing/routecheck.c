@@ -889,8 +889,8 @@ void vf_route_report_print(FILE *out, const struct vf_route_report *r)
 			r->credit_loop ? "FOUND: " : "none",
 			r->credit_loop ? r->cycle : "", sls, vls,
 			r->vl_dependencies,
-			r->single_vl_loop ? "a cycle, which the VLs break" :
-			"none");
+			!r->single_vl_loop ? "none" : r->credit_loop ?
+			"a cycle too" : "a cycle, which the VLs break");
 		if (r->vl_dropped)
 			fprintf(out, "              %" PRIu64
 				" routes (source switch, LID, SL) are on VL15 and dropped\n",

@@ -15,9 +15,12 @@ back with the diags, and a credit-loop oracle of the tests' own
   and the VLArb tables, which must serve every layer's VL.
 
 The routes must close a cycle on one VL (the layers are needed) and none
-per VL, with our tables kept (not OpenSM's fallback).  Stock OpenSM's
-dfsssp on the same fabric, in the same run, is the reference: we may
-use no more VLs than it needs, and load the busiest link no more.
+per VL, with our tables kept (not OpenSM's fallback), and `vfabric
+check-routes --path-sls --sl2vl`, given the same SLs and tables, must say
+the same.  Stock OpenSM's dfsssp (qos on) on the same fabric, in the same
+run, is the reference twice over: its tables, read back the same way,
+must pass the oracle and check-routes alike, and we may use no more VLs
+than it needs and load the busiest link no more.
 """
 
 import json
@@ -85,8 +88,25 @@ def read_sl2vl(sim, links, sw_lid):
     return tables
 
 
-def judge(tap, label, sim, layers):
-    """Read the fabric back and run the oracle on it."""
+def write_vl_files(work, prs, hosts, sl2vl):
+    """The SLs and SL2VL tables read back, in check-routes --path-sls and
+    --sl2vl form (a host's SL under the switch it enters at)."""
+    sls, tables = os.path.join(work, "sls.txt"), os.path.join(work,
+                                                              "sl2vl.txt")
+    with open(sls, "w") as fh:
+        for (src, dst), sl in sorted(prs.items()):
+            if src in hosts and dst in hosts:
+                fh.write(f"0x{hosts[src][0]:016x} {dst} {sl}\n")
+    with open(tables, "w") as fh:
+        for (sw, inp, out), vls in sorted(sl2vl.items()):
+            fh.write(f"0x{sw:016x} {inp} {out} "
+                     f"{' '.join(map(str, vls))}\n")
+    return sls, tables
+
+
+def judge(tap, label, sim, layers, ours=True):
+    """Read the fabric back and run the oracle on it, and check-routes
+    with the same SLs and tables: both must find no loop per VL."""
     lfts, links, hosts, sw_lid, dump = read_fabric(sim)
     prs = {}
     for src in hosts:   # one Get each: ibsim cuts multi-packet answers
@@ -120,6 +140,20 @@ def judge(tap, label, sim, layers):
            f"{label}: with the SLs of the PathRecords and the switches' "
            f"SL2VL tables, no credit loop per VL and nothing on VL15",
            f"dropped {dropped}, tables not read {absent[:5]}")
+    sls, tables = write_vl_files(sim.workdir, prs, hosts, sl2vl)
+    res = subprocess.run([vftest.VFABRIC, "check-routes", "--topo",
+                          sim.discover(), "--lfts", dump, "--path-sls", sls,
+                          "--sl2vl", tables, "--json"],
+                         capture_output=True, text=True)
+    rep = json.loads(res.stdout or "{}")
+    tap.ok(res.returncode == 0 and rep.get("vl_aware") and
+           rep.get("single_vl_loop") and not rep.get("credit_loop") and
+           not rep.get("vl_dropped"),
+           f"{label}: vfabric check-routes --path-sls --sl2vl on the same "
+           "SLs and tables agrees: a loop on one VL, none per VL",
+           res.stderr[-300:] + str(rep.get("cycle")))
+    if not ours:
+        return dump
     used = {prs[(s, d)] for s, d, _ in route_list if (s, d) in prs}
     tap.ok(used == set(range(layers)),
            f"{label}: the PathRecords use SLs 0-{layers - 1}, one per layer",
@@ -164,15 +198,19 @@ def run_ours(tap, net, label, options):
 
 
 def run_dfsssp(tap, net):
-    """Stock OpenSM's dfsssp (no plugin): its VLs and busiest link."""
+    """Stock OpenSM's dfsssp (no plugin; qos on, which its SL2VL tables
+    need): its VLs and busiest link.  Its tables, SLs and SL2VL read back
+    go through the same oracle and check-routes: the reference for the
+    per-VL check itself."""
     with vfsim.Sim(net, "vllayers-dfsssp", tap=tap) as sim:
         sim.start_ibsim()
-        sim.start_opensm(conf_lines=["routing_engine dfsssp",
+        sim.start_opensm(conf_lines=["routing_engine dfsssp", "qos TRUE",
                                      "sweep_interval 0", "log_flags 0x07"])
         sim.wait_subnet_up()
         m = re.search(r"Virtual Lanes needed: (\d+)", sim.log_text())
-        return (int(m.group(1)) if m else None,
-                load_max(sim.discover(), sim.dump_lfts()))
+        vls = int(m.group(1)) if m else None
+        dump = judge(tap, "torus 4x4, OpenSM dfsssp", sim, vls, ours=False)
+        return vls, load_max(sim.discover(), dump)
 
 
 def main():

@@ -179,7 +179,8 @@ def check(tap, work, label, fab, engine="shortestpath"):
 
 def check_oracle_fails(tap, work):
     """The oracle is not blind: the 6x6 torus's layers with layer 1
-    merged into layer 0 (every SL lowered by one) must show a cycle."""
+    merged into layer 0 (every SL lowered by one) must show a cycle; so
+    must check-routes --path-sls given those SLs."""
     net = os.path.join(work, "fabric.net")
     dump = os.path.join(work, "lfts.dump")
     sl_file = os.path.join(work, "sl.txt")
@@ -196,6 +197,16 @@ def check_oracle_fails(tap, work):
     _, cyc_vl, _, _ = oracle(net, dump, merged)
     tap.ok(cyc_vl, "the oracle finds the cycle when layers 0 and 1 of the "
            "6x6 torus are merged")
+    # check-routes judging given SLs: the file's pass, the merged fail
+    for sls, rc, what in ((sl_file, 0, "no credit loop per VL"),
+                          (merged, 1, "the merged layers' cycle")):
+        res = vftest.vfabric("check-routes", "--topo", net, "--lfts", dump,
+                             "--path-sls", sls, "--json")
+        rep = json.loads(res.stdout or "{}")
+        tap.ok(res.returncode == rc and rep.get("vl_aware") and
+               rep.get("credit_loop") == bool(rc),
+               f"check-routes --path-sls on the 6x6 torus: {what}",
+               res.stderr[-300:] + str(rep.get("cycle")))
 
 
 def check_refusals(tap, work):

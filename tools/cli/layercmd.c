@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 /* vfabric --vl-layers: see layercmd.h. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -80,4 +82,183 @@ int vf_cli_layers(const struct vf_fabric *f, const struct vf_lfts *t,
 		return EXIT_USAGE;
 	}
 	return 0;
+}
+
+/* The switch of a GUID in f, else VF_NONE. */
+static uint32_t switch_of(const struct vf_fabric *f, uint64_t guid)
+{
+	uint32_t n = vf_fabric_find_guid(f, guid);
+
+	return n != VF_NONE && vf_is_switch(&f->nodes[n]) ?
+	       f->nodes[n].sw : VF_NONE;
+}
+
+static int bad_line(const char *path, unsigned line, const char *why)
+{
+	fprintf(stderr, "vfabric: %s:%u: %s\n", path, line, why);
+	return EXIT_USAGE;
+}
+
+static int read_sls(const char *path, struct vf_cli_vls *v)
+{
+	const struct vf_fabric *f = v->f;
+	FILE *in = fopen(path, "r");
+	char buf[256];
+	unsigned line = 0;
+	int rc = 0;
+
+	if (!in) {
+		fprintf(stderr, "vfabric: %s: %s\n", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	while (!rc && fgets(buf, sizeof(buf), in)) {
+		unsigned long long guid;
+		unsigned lid, sl;
+		uint32_t s;
+		char extra;
+
+		line++;
+		if (buf[0] == '#' || buf[strspn(buf, " \t\r\n")] == '\0')
+			continue;
+		if (sscanf(buf, "%llx %u %u %c", &guid, &lid, &sl, &extra) != 3)
+			rc = bad_line(path, line, "expected \"switch-guid lid sl\"");
+		else if ((s = switch_of(f, guid)) == VF_NONE)
+			rc = bad_line(path, line, "no switch of that GUID in the fabric");
+		else if (!lid || lid > f->max_lid || sl >= VF_NUM_SLS)
+			rc = bad_line(path, line, "LID not in the fabric or SL over 15");
+		else
+			v->sls[(size_t)s * (f->max_lid + 1u) + lid] |=
+				(uint16_t)(1u << sl);
+	}
+	fclose(in);
+	return rc;
+}
+
+static int read_sl2vl(const char *path, struct vf_cli_vls *v)
+{
+	const struct vf_fabric *f = v->f;
+	FILE *in = fopen(path, "r");
+	char buf[512];
+	unsigned line = 0;
+	int rc = 0;
+
+	if (!in) {
+		fprintf(stderr, "vfabric: %s: %s\n", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	while (!rc && fgets(buf, sizeof(buf), in)) {
+		unsigned long long guid;
+		unsigned in_port, out_port, vl[VF_NUM_SLS], ports;
+		uint32_t s;
+		int n;
+
+		line++;
+		if (buf[0] == '#' || buf[strspn(buf, " \t\r\n")] == '\0')
+			continue;
+		n = sscanf(buf, "%llx %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u",
+			   &guid, &in_port, &out_port, &vl[0], &vl[1], &vl[2],
+			   &vl[3], &vl[4], &vl[5], &vl[6], &vl[7], &vl[8],
+			   &vl[9], &vl[10], &vl[11], &vl[12], &vl[13], &vl[14],
+			   &vl[15]);
+		if (n != 3 + VF_NUM_SLS) {
+			rc = bad_line(path, line, "expected \"switch-guid in-port out-port\" and 16 VLs");
+			break;
+		}
+		if ((s = switch_of(f, guid)) == VF_NONE) {
+			rc = bad_line(path, line, "no switch of that GUID in the fabric");
+			break;
+		}
+		ports = f->nodes[f->switches[s]].num_ports;
+		if (in_port > ports || out_port > ports) {
+			rc = bad_line(path, line, "port beyond the switch's ports");
+			break;
+		}
+		if (!v->sl2vl[s]) {
+			size_t size = (size_t)(ports + 1) * (ports + 1) *
+				      VF_NUM_SLS;
+
+			v->sl2vl[s] = malloc(size);
+			if (!v->sl2vl[s]) {
+				rc = bad_line(path, line, "out of memory");
+				break;
+			}
+			memset(v->sl2vl[s], 0xff, size);
+		}
+		for (unsigned i = 0; i < VF_NUM_SLS; i++) {
+			if (vl[i] > 15) {
+				rc = bad_line(path, line, "a VL over 15");
+				break;
+			}
+			v->sl2vl[s][((size_t)in_port * (ports + 1) + out_port) *
+				    VF_NUM_SLS + i] = (uint8_t)vl[i];
+		}
+	}
+	fclose(in);
+	return rc;
+}
+
+static uint16_t file_sls(const void *ctx, uint32_t s, unsigned lid)
+{
+	const struct vf_cli_vls *v = ctx;
+	uint16_t mask = v->sls[(size_t)s * (v->f->max_lid + 1u) + lid];
+
+	return mask ? mask : 1;
+}
+
+static uint8_t identity_vl(const void *ctx, uint32_t s, uint8_t in,
+			   uint8_t out, uint8_t sl)
+{
+	(void)ctx;
+	(void)s;
+	(void)in;
+	(void)out;
+	return sl;
+}
+
+static uint8_t file_vl(const void *ctx, uint32_t s, uint8_t in, uint8_t out,
+		       uint8_t sl)
+{
+	struct vf_cli_vls *v = (struct vf_cli_vls *)ctx;
+	unsigned ports = v->f->nodes[v->f->switches[s]].num_ports;
+	uint8_t vl = v->sl2vl[s] ? v->sl2vl[s][((size_t)in * (ports + 1) +
+					       out) * VF_NUM_SLS + sl] : 0xff;
+
+	if (vl != 0xff)
+		return vl;
+	v->missing++;
+	return 0;
+}
+
+int vf_cli_read_vls(const struct vf_fabric *f, const char *sls_path,
+		    const char *sl2vl_path, struct vf_cli_vls *v,
+		    struct vf_vl_model *m)
+{
+	int rc;
+
+	memset(v, 0, sizeof(*v));
+	v->f = f;
+	v->sls = calloc((size_t)f->num_switches * (f->max_lid + 1u) + 1,
+			sizeof(*v->sls));
+	v->sl2vl = calloc(f->num_switches + 1, sizeof(*v->sl2vl));
+	if (!v->sls || !v->sl2vl) {
+		fprintf(stderr, "vfabric: out of memory for the SL tables\n");
+		return EXIT_USAGE;
+	}
+	rc = read_sls(sls_path, v);
+	if (!rc && sl2vl_path)
+		rc = read_sl2vl(sl2vl_path, v);
+	m->path_sls = file_sls;
+	m->sl2vl = sl2vl_path ? file_vl : identity_vl;
+	m->ctx = v;
+	return rc;
+}
+
+void vf_cli_vls_free(struct vf_cli_vls *v)
+{
+	if (v->sl2vl)
+		for (uint32_t s = 0; s < v->f->num_switches; s++)
+			free(v->sl2vl[s]);
+	free(v->sl2vl);
+	free(v->sls);
+	memset(v, 0, sizeof(*v));
 }

@@ -8,6 +8,7 @@
 #define VF_CLI_LAYERCMD_H
 
 #include "routing/fabric.h"
+#include "routing/vlcheck.h"
 #include "routing/vllayers.h"
 
 /*
@@ -19,5 +20,32 @@
 int vf_cli_layers(const struct vf_fabric *f, const struct vf_lfts *t,
 		  unsigned max, const char *sl_out, bool quiet,
 		  struct vf_layers *l);
+
+/*
+ * check-routes --path-sls FILE [--sl2vl FILE2]: how a fabric routed by
+ * anyone (OpenSM's dfsssp, lash, a live fabric) puts its traffic on VLs,
+ * for the per-VL credit-loop check.
+ *   FILE   "switch-guid lid sl" lines (--sl-out's format; more than one
+ *          SL for a pair: all of them): the SLs of the data entering at
+ *          that switch toward that LID; pairs not listed: SL 0.
+ *   FILE2  "switch-guid in-port out-port vl0 ... vl15" lines: the
+ *          switch's SL-to-VL table for that port pair (smpquery sl2vl);
+ *          without it, SL n on VL n.  A port pair the routes cross that
+ *          FILE2 does not give is taken as VL 0 for every SL, and said.
+ * Lines starting with '#' are comments.
+ */
+struct vf_cli_vls {
+	const struct vf_fabric *f;
+	uint16_t *sls;		/* [nsw * (max_lid + 1)] SL masks, 0: SL 0 */
+	uint8_t **sl2vl;	/* [nsw]: [(in * (ports + 1) + out) * 16 + sl],
+				 * 0xff not given; NULL: switch not listed */
+	unsigned missing;	/* port pairs asked for and not given */
+};
+
+/* Read the files into v and m (m refers to v); 0, or 2 after saying why. */
+int vf_cli_read_vls(const struct vf_fabric *f, const char *sls_path,
+		    const char *sl2vl_path, struct vf_cli_vls *v,
+		    struct vf_vl_model *m);
+void vf_cli_vls_free(struct vf_cli_vls *v);
 
 #endif /* VF_CLI_LAYERCMD_H */

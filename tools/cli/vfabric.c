@@ -113,7 +113,7 @@ static const char usage_text[] =
 	"        (\"switch-guid lid sl\").\n"
 	"  check-routes --topo NET --lfts DUMP [--json] [-o DUMP2]\n"
 	"        [--config FILE [--links VF]] [--vl-layers N [--sl-out FILE]]\n"
-	"        [--quiet | --progress]\n"
+	"        [--path-sls FILE [--sl2vl FILE2]] [--quiet | --progress]\n"
 	"        check the LFTs in DUMP (opensm-lfts.dump, dump_fts, dump_lfts\n"
 	"        or ibroute output) against the fabric in NET: every LID\n"
 	"        reachable from every switch and CA, hops versus the shortest\n"
@@ -132,6 +132,12 @@ static const char usage_text[] =
 	"        infiniband-diags 44 leave out the block of a top LID that is\n"
 	"        a multiple of 64).  -o: write the LFTs checked there.\n"
 	"        --vl-layers, --sl-out: as for route, on DUMP's routes.\n"
+	"        --path-sls FILE [--sl2vl FILE2]: judge credit loops per VL\n"
+	"        with the SLs and SL-to-VL tables of a fabric routed by\n"
+	"        anyone: FILE has \"switch-guid lid sl\" lines (the SLs of\n"
+	"        the data entering at that switch for that LID; not listed:\n"
+	"        SL 0), FILE2 \"switch-guid in-port out-port\" and 16 VLs\n"
+	"        (smpquery sl2vl; without it SL n is on VL n).\n"
 	"  check [--strict] FILE [--topo NET]\n"
 	"        read a vFabric configuration (opafm.xml style: Applications,\n"
 	"        DeviceGroups, QOSGroups, VirtualFabrics, and <Sm> routing\n"
@@ -265,6 +271,8 @@ struct cli {
 	unsigned lmc;
 	unsigned vl_layers;	/* --vl-layers: at most this many, 0 off */
 	const char *sl_out;	/* --sl-out: the layers' SLs */
+	const char *path_sls;	/* --path-sls: SLs given (check-routes) */
+	const char *sl2vl;	/* --sl2vl: SL-to-VL tables given */
 	bool check, json, summary, no_spine_first;
 	enum vf_progress_mode progress;	/* --quiet, --progress */
 	struct vf_guid_list core_switches, route_last;
@@ -336,6 +344,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "progress", no_argument, NULL, 'G' },
 		{ "vl-layers", required_argument, NULL, 'V' },
 		{ "sl-out", required_argument, NULL, 'W' },
+		{ "path-sls", required_argument, NULL, 'Y' },
+		{ "sl2vl", required_argument, NULL, 'Z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -395,6 +405,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 						 VF_LAYERS_MAX, optarg);
 			break;
 		case 'W': c->sl_out = optarg; break;
+		case 'Y': c->path_sls = optarg; break;
+		case 'Z': c->sl2vl = optarg; break;
 		case 'm':
 			c->lmc = strtoul(optarg, &end, 10);
 			if (*end || c->lmc > 7)
@@ -416,6 +428,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return bad_usage("--links CLASS needs --config FILE");
 	if (c->sl_out && !c->vl_layers)
 		return bad_usage("--sl-out FILE goes with --vl-layers N");
+	if (c->sl2vl && !c->path_sls)
+		return bad_usage("--sl2vl FILE goes with --path-sls FILE");
+	if (c->path_sls && c->vl_layers)
+		return bad_usage("--path-sls gives the SLs; --vl-layers computes them: one or the other");
 	if (c->partition_routing > 0 && !c->config)
 		return bad_usage("--partition-routing needs --config FILE (the virtual fabrics)");
 	if (vf_options_resolve_order(&c->groups, &unknown))
@@ -474,11 +490,11 @@ static int links_class(const struct cli *c, const struct vf_traffic *tr)
  */
 static int report_checks(const struct cli *c, const struct vf_fabric *f,
 			 const struct vf_lfts *t, const struct vf_traffic *tr,
-			 const struct vf_layers *layers, FILE *out)
+			 const struct vf_vl_model *vls, unsigned layers,
+			 FILE *out)
 {
 	struct vf_partload pl = { 0 };
 	struct vf_route_report r;
-	struct vf_vl_model vls;
 	int k = -1;
 
 	vf_progress_pause(true);
@@ -486,10 +502,8 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 		return EXIT_USAGE;
 	vf_progress_pause(false);
 	vf_progress("checking the routes");
-	if (layers)
-		vf_layers_vl_model(layers, &vls);
-	if ((layers ? vf_route_check_vl(f, t, &vls, &r) :
-		      vf_route_check(f, t, &r)) ||
+	if ((vls ? vf_route_check_vl(f, t, vls, &r) :
+		   vf_route_check(f, t, &r)) ||
 	    (tr && vf_partload_compute(f, t, tr, &pl))) {
 		vf_partload_free(&pl);
 		vf_progress_end();
@@ -503,7 +517,7 @@ static int report_checks(const struct cli *c, const struct vf_fabric *f,
 
 		if (layers)
 			rc |= vf_json_add(o, "vl_layers",
-					  json_object_new_int64(layers->num));
+					  json_object_new_int64(layers));
 		if (tr)
 			rc |= vf_json_add(o, "partitions",
 					  vf_partload_json(&pl, tr));
@@ -733,6 +747,7 @@ static int cmd_route(int argc, char **argv)
 	const struct vf_traffic *classes = NULL;
 	struct vf_cli_sweep sw = { 0 };
 	struct vf_layers layers = { 0 };
+	struct vf_vl_model vls;
 	struct vf_config cfg;
 	struct timespec t0, t1;
 	int rc = parse_args(argc, argv, &c);
@@ -740,6 +755,8 @@ static int cmd_route(int argc, char **argv)
 	vf_config_init(&cfg);
 	if (!rc && c.links && !c.check)
 		rc = bad_usage("--links VF goes with --check");
+	if (!rc && c.path_sls)
+		rc = bad_usage("--path-sls and --sl2vl go with check-routes");
 	if (!rc) {
 		vf_progress_setup(c.progress);
 		vf_log_set_sink(vf_progress_log_sink, NULL);
@@ -823,9 +840,11 @@ static int cmd_route(int argc, char **argv)
 	if (!rc && c.check && !classes)
 		rc = config_traffic(&c, &sw, &tr, &classes);
 	vf_progress_pause(false);
+	if (c.vl_layers)
+		vf_layers_vl_model(&layers, &vls);
 	if (!rc && c.check)
 		rc = report_checks(&c, f, &t, classes,
-				   c.vl_layers ? &layers : NULL,
+				   c.vl_layers ? &vls : NULL, layers.num,
 				   c.out ? stdout : stderr);
 out_free:
 	vf_progress_end();
@@ -853,6 +872,8 @@ static int cmd_check(int argc, char **argv)
 	struct vf_cli_sweep sw = { 0 };
 	struct vf_fabric *f = NULL;
 	struct vf_layers layers = { 0 };
+	struct vf_cli_vls given = { 0 };
+	struct vf_vl_model vls;
 	struct vf_config cfg;
 	int rc = parse_args(argc, argv, &c);
 
@@ -880,14 +901,23 @@ static int cmd_check(int argc, char **argv)
 	if (!rc)
 		rc = config_traffic(&c, &sw, &tr, &classes);
 	vf_progress_pause(false);
-	if (!rc && c.vl_layers)
+	if (!rc && c.vl_layers) {
 		rc = vf_cli_layers(f, &t, c.vl_layers, c.sl_out, c.json,
 				   &layers);
+		vf_layers_vl_model(&layers, &vls);
+	}
+	if (!rc && c.path_sls)
+		rc = vf_cli_read_vls(f, c.path_sls, c.sl2vl, &given, &vls);
 	if (!rc)
 		rc = report_checks(&c, f, &t, classes,
-				   c.vl_layers ? &layers : NULL, stdout);
+				   c.vl_layers || c.path_sls ? &vls : NULL,
+				   c.vl_layers ? layers.num : 0, stdout);
+	if (given.missing)
+		fprintf(stderr, "vfabric: %s gives no SL-to-VL table for %u port pairs the routes cross: taken as VL 0 for every SL\n",
+			c.sl2vl, given.missing);
 	vf_progress_end();
 	vf_log_set_sink(NULL, NULL);
+	vf_cli_vls_free(&given);
 	vf_layers_free(&layers);
 	vf_cli_sweep_free(&sw);
 	vf_traffic_free(&tr);
