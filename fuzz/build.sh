@@ -69,7 +69,7 @@ for t in ${FUZZ_TARGETS:?}; do
 	xmlconf|pconf) srcs="$srcs fuzz/resolve.c" ;;
 	options) srcs="$srcs plugin/options.c plugin/options_show.c"
 	    extra=$OPENSM_CPPFLAGS ;;
-	sa) srcs="$srcs fuzz/sa-subnet.c fuzz/sa-opensm.c plugin/sa_path.c plugin/sa_mcast.c plugin/sa_service.c plugin/sa_budget.c plugin/sa_error.c plugin/metrics.c plugin/nodedesc.c plugin/subnet.c plugin/options.c"
+	sa) srcs="$srcs fuzz/sa-subnet.c fuzz/sa-opensm.c plugin/sa_path.c plugin/sa_mcast.c plugin/sa_service.c plugin/sa_budget.c plugin/sa_error.c plugin/metrics.c plugin/nodedesc.c plugin/subnet.c plugin/layers.c plugin/options.c"
 	    extra=$OPENSM_CPPFLAGS
 	    link="-lopensm -losmcomp -lpthread -ldl" ;;
 	esac

@@ -14,11 +14,14 @@
  * All three run with OpenSM's lock held, and the layers change only in
  * the routing callback, which holds it exclusively.
  *
+ * With QoS virtual fabrics every class gets a VL per layer
+ * (partition/qoslayers.h): classes that must share VLs are named.
+ *
  * Fail closed: tables whose loop the layers cannot break (more layers
- * than VLs, a route that loops) are refused as before (loop_fallback);
- * with QoS virtual fabrics as well, the two are not combined yet and the
- * tables are refused too, saying so.  Routes to switch LIDs
- * (management) stay on SL 0, as the route check leaves them out.
+ * than VLs, a route that loops, more SLs than 16 for the classes'
+ * layers) are refused as before (loop_fallback).  Routes to switch LIDs
+ * (management) stay on their SL (layer 0), as the route check leaves
+ * them out.
  */
 #include <opensm/osm_config.h>
 #include <opensm/osm_opensm.h>
@@ -117,6 +120,59 @@ static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
 		       strerror(-rc));
 }
 
+/*
+ * QoS VFs: every class a VL per layer (partition/qoslayers.h), the classes
+ * that must share VLs said once per group.  0, or -1 after saying why.
+ */
+static int with_qos(struct vf_plugin *p, const struct vf_engine *e,
+		    unsigned avail)
+{
+	struct vf_layered *y = &p->layered;
+	const struct vf_qos_prog *q = &p->qos.prog;
+	char line[512];
+
+	if (vf_qos_layering(q, y->l.num, avail, &y->qy)) {
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0129: %s: %u QoS classes over %u VL layers need more SLs than the 16 there are",
+		       e->name, q->n, y->l.num);
+		return -1;
+	}
+	y->with_qos = true;
+	vf_qos_layered_tables(q, &y->qy, VF_QOS_VLARB_ENTRIES, &y->qtables);
+	vf_qos_layering_summary(q, &y->qy, line, sizeof(line));
+	vf_log(VF_LOG_INFO, "qos: %s", line);
+	for (unsigned i = 0;
+	     vf_qos_layering_shared(q, &y->qy, i, line, sizeof(line)); i++)
+		vf_log(VF_LOG_WARN,
+		       "qos: %u VL layers on %u VLs leave room for %u class groups: %s",
+		       y->l.num, avail, y->qy.groups, line);
+	return 0;
+}
+
+/* The per-VL check's view with QoS: every class's SL of the layer. */
+static uint16_t qos_sls(const void *ctx, uint32_t s, unsigned lid)
+{
+	const struct vf_layered *y = ctx;
+	unsigned l = vf_layer_of(&y->l, s, lid);
+	uint16_t mask = 0;
+
+	for (unsigned base = 0; base < VF_QOS_NUM_SLS; base++)
+		if (y->qy.sl[base][l] != VF_QOS_NO_SL)
+			mask |= (uint16_t)(1u << y->qy.sl[base][l]);
+	return mask;
+}
+
+static uint8_t qos_vl(const void *ctx, uint32_t s, uint8_t in, uint8_t out,
+		      uint8_t sl)
+{
+	const struct vf_layered *y = ctx;
+
+	(void)s;
+	(void)in;
+	(void)out;
+	return y->qy.vl_of_sl[sl];
+}
+
 int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 		    const struct vf_fabric *f, const struct vf_lfts *t,
 		    struct vf_route_report *r)
@@ -129,12 +185,6 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 
 	if (!p->opts.vl_layers)
 		return -1;
-	if (p->qos.active) {
-		vf_log(VF_LOG_ERROR,
-		       "ERR VF0129: %s: the routes close a credit loop and need VL layers, which this version does not combine with QoS virtual fabrics",
-		       e->name);
-		return -1;
-	}
 	avail = vls_available(&p->osm->subn);
 	max = p->opts.vl_layers < avail ? p->opts.vl_layers : avail;
 	rc = vf_layers_build(f, t, max, &y->l);
@@ -143,7 +193,17 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 		vf_layers_clear(p);
 		return -1;
 	}
-	vf_layers_vl_model(&y->l, &m);
+	if (p->qos.active && with_qos(p, e, avail)) {
+		vf_layers_clear(p);
+		return -1;
+	}
+	if (y->with_qos) {
+		m.path_sls = qos_sls;
+		m.sl2vl = qos_vl;
+		m.ctx = y;
+	} else {
+		vf_layers_vl_model(&y->l, &m);
+	}
 	y->src_sw = entry_switches(f);
 	if (!y->src_sw || vf_route_check_vl(f, t, &m, r) || r->credit_loop) {
 		/* the layering's own check: never expected to fail */
@@ -170,15 +230,21 @@ bool vf_layers_in_use(const struct vf_plugin *p)
 }
 
 bool vf_layer_sl(const struct vf_plugin *p, unsigned slid, unsigned dlid,
-		 uint8_t *sl)
+		 uint8_t base, uint8_t *sl)
 {
 	const struct vf_layered *y = &p->layered;
 	uint32_t s;
+	unsigned l;
 
 	if (!vf_layers_in_use(p))
 		return false;
 	s = slid <= y->max_lid ? y->src_sw[slid] : VF_NONE;
-	*sl = s == VF_NONE || dlid > y->max_lid ? 0 :
-	      (uint8_t)vf_layer_of(&y->l, s, dlid);
+	l = s == VF_NONE || dlid > y->max_lid ? 0 : vf_layer_of(&y->l, s, dlid);
+	if (!y->with_qos)
+		*sl = (uint8_t)l;
+	else if (base < VF_QOS_NUM_SLS && y->qy.sl[base][l] != VF_QOS_NO_SL)
+		*sl = y->qy.sl[base][l];
+	else	/* an SL no class has: the first class's (no QoS) layer */
+		*sl = y->qy.sl[p->qos.prog.cls[0].sl][l];
 	return true;
 }

@@ -13,6 +13,7 @@
 #include "partition/config.h"
 #include "partition/plan.h"
 #include "partition/qos.h"
+#include "partition/qoslayers.h"
 #include "partition/routegroups.h"
 #include "plugin/options.h"
 #include "plugin/sa.h"
@@ -79,6 +80,11 @@ struct vf_layered {
 				 * LID's traffic enters the fabric by */
 	uint16_t max_lid;
 	const struct osm_routing_engine *re;	/* whose tables they split */
+	/* with QoS VFs (partition/qoslayers.h): the classes over the
+	 * layers, and the one SL2VL/VLArb table every port gets */
+	bool with_qos;
+	struct vf_qos_layering qy;
+	struct vf_qos_port qtables;
 };
 
 /*
@@ -313,14 +319,16 @@ void vf_qos_layers_changed(struct vf_plugin *p);
  * clear the last layers before routing; with tables whose single-VL
  * check r found a credit loop, split them into layers (0: r is then the
  * per-VL check, loop-free) or say why not (-1).  vf_layer_sl: the SL of
- * SLID to DLID while the layered tables are OpenSM's (false: no layers).
+ * SLID to DLID while the layered tables are OpenSM's (false: no layers),
+ * for traffic whose SL would be `base` without layers (its QoS class's
+ * SL, a partition's sl=).
  */
 void vf_layers_clear(struct vf_plugin *p);
 int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 		    const struct vf_fabric *f, const struct vf_lfts *t,
 		    struct vf_route_report *r);
 bool vf_layer_sl(const struct vf_plugin *p, unsigned slid, unsigned dlid,
-		 uint8_t *sl);
+		 uint8_t base, uint8_t *sl);
 bool vf_layers_in_use(const struct vf_plugin *p);
 
 /*

@@ -45,12 +45,20 @@
 /* A layer VL's VLArb weight (64-byte units): one 4 KB packet a turn. */
 #define VF_LAYER_VL_WEIGHT 64
 
-/* The data VLs the tables of port p use: OperVLs, as OpenSM masks with. */
-static const struct vf_qos_port *tables_of(const struct vf_qos_state *st,
+/*
+ * The data VLs the tables of port p use: OperVLs, as OpenSM masks with.
+ * With VL layers, one table for every port (the layers were split only
+ * when every port has the VLs).
+ */
+static const struct vf_qos_port *tables_of(const struct vf_plugin *plugin,
 					   const osm_physp_t *p)
 {
+	const struct vf_qos_state *st = &plugin->qos;
 	const ib_port_info_t *pi = &p->port_info;
 	unsigned vls = vf_qos_vls_of_code(ib_port_info_get_op_vls(pi));
+
+	if (plugin->layered.active && plugin->layered.with_qos)
+		return &plugin->layered.qtables;
 
 	if (!vls)	/* not set up yet: what the port can do */
 		vls = vf_qos_vls_of_code(ib_port_info_get_vl_cap(pi));
@@ -109,7 +117,7 @@ static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 			layer_sl2vl(ec->plugin, in_port, tbl);
 		return;
 	}
-	t = tables_of(st, port);
+	t = tables_of(ec->plugin, port);
 	for (unsigned i = 0; i < IB_MAX_NUM_VLS / 2; i++)
 		tbl->raw_vl_by_sl[i] = (uint8_t)(t->sl2vl[2 * i] << 4 |
 						 t->sl2vl[2 * i + 1]);
@@ -143,7 +151,7 @@ static void update_vlarb(void *context, osm_physp_t *port, uint8_t port_num,
 				    block_num);
 		return;
 	}
-	t = tables_of(st, port);
+	t = tables_of(ec->plugin, port);
 	e = block_num < 2 ? t->low : t->high;
 	num = block_num < 2 ? t->num_low : t->num_high;
 	for (unsigned i = 0; i < block_length &&

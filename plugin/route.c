@@ -256,7 +256,8 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 	struct vf_engine_ctx *ec = context;
 	uint8_t sl;
 
-	if (vf_layer_sl(ec->plugin, cl_ntoh16(slid), cl_ntoh16(dlid), &sl))
+	if (vf_layer_sl(ec->plugin, cl_ntoh16(slid), cl_ntoh16(dlid), hint,
+			&sl))
 		return sl;
 	return hint;
 }

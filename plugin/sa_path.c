@@ -299,7 +299,7 @@ static osm_sa_item_t *record(const struct pr_req *r, const osm_port_t *src,
 
 	/* VL layers: the SL puts the path on its layer (plugin/layers.c);
 	 * one asked for that is not the layer's gets no record */
-	if (vf_layer_sl(r->p, slid, dlid, &sl) && (r->comp & PR_SL) &&
+	if (vf_layer_sl(r->p, slid, dlid, sl, &sl) && (r->comp & PR_SL) &&
 	    ib_path_rec_sl(r->pr) != sl)
 		return NULL;
 	if (!walk(src, dst, dlid, &fwd))

@@ -40,24 +40,27 @@ def routes(lfts, links, hosts):
 
 def turns(route_list, sl_of, vl_of):
     """The set of turns ((switch, out port, VL), (next switch, its out
-    port, VL)) of the routes; sl_of(src, dst) the route's SL,
-    vl_of(switch, in port, out port, sl) the VL on the link out.  Routes
-    whose SL maps to VL15 somewhere are counted apart (dropped)."""
+    port, VL)) of the routes; sl_of(src, dst) the route's SL, or the set
+    of SLs it may use (a pair in several vFabrics), vl_of(switch, in
+    port, out port, sl) the VL on the link out.  Routes whose SL maps to
+    VL15 somewhere are counted apart (dropped)."""
     edges, dropped = set(), 0
     for src, dst, hops in route_list:
         if not hops:
             continue
-        sl = sl_of(src, dst)
-        prev = None
-        for sw, inport, out in hops:
-            vl = vl_of(sw, inport, out, sl)
-            if vl >= 15:
-                dropped += 1
-                break
-            node = (sw, out, vl)
-            if prev is not None:
-                edges.add((prev, node))
-            prev = node
+        sls = sl_of(src, dst)
+        for sl in (sls if isinstance(sls, (set, frozenset, list, tuple))
+                   else (sls,)):
+            prev = None
+            for sw, inport, out in hops:
+                vl = vl_of(sw, inport, out, sl)
+                if vl >= 15:
+                    dropped += 1
+                    break
+                node = (sw, out, vl)
+                if prev is not None:
+                    edges.add((prev, node))
+                prev = node
     return edges, dropped
 
 

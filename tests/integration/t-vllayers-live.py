@@ -39,12 +39,14 @@ DEFAULT_XML = os.path.abspath(os.path.join(vftest.TOP_SRCDIR, "conf",
 
 
 def parse_prs(text):
-    """saquery PR output -> {(slid, dlid): sl}."""
+    """saquery PR output -> {(slid, dlid): {SLs}} (one record per
+    vFabric the pair shares)."""
     out = {}
     for block in text.split("PathRecord dump:")[1:]:
         f = dict(re.findall(r"^\s*(\w+)\.+(\S+)", block, re.M))
         if "slid" in f and "dlid" in f and "sl" in f:
-            out[(int(f["slid"], 0), int(f["dlid"], 0))] = int(f["sl"], 0)
+            out.setdefault((int(f["slid"], 0), int(f["dlid"], 0)),
+                           set()).add(int(f["sl"], 0))
     return out
 
 
@@ -94,9 +96,10 @@ def write_vl_files(work, prs, hosts, sl2vl):
     sls, tables = os.path.join(work, "sls.txt"), os.path.join(work,
                                                               "sl2vl.txt")
     with open(sls, "w") as fh:
-        for (src, dst), sl in sorted(prs.items()):
+        for (src, dst), pair_sls in sorted(prs.items()):
             if src in hosts and dst in hosts:
-                fh.write(f"0x{hosts[src][0]:016x} {dst} {sl}\n")
+                for sl in sorted(pair_sls):
+                    fh.write(f"0x{hosts[src][0]:016x} {dst} {sl}\n")
     with open(tables, "w") as fh:
         for (sw, inp, out), vls in sorted(sl2vl.items()):
             fh.write(f"0x{sw:016x} {inp} {out} "
@@ -104,7 +107,7 @@ def write_vl_files(work, prs, hosts, sl2vl):
     return sls, tables
 
 
-def judge(tap, label, sim, layers, ours=True):
+def judge(tap, label, sim, layers, ours=True, want_sls=None):
     """Read the fabric back and run the oracle on it, and check-routes
     with the same SLs and tables: both must find no loop per VL."""
     lfts, links, hosts, sw_lid, dump = read_fabric(sim)
@@ -112,8 +115,9 @@ def judge(tap, label, sim, layers, ours=True):
     for src in hosts:   # one Get each: ibsim cuts multi-packet answers
         for dst in hosts:
             if src != dst:
-                prs.update(parse_prs(sim.run_diag(
-                    ["saquery", "--src-to-dst", f"{src}:{dst}"])))
+                for pair, sls in parse_prs(sim.run_diag(
+                        ["saquery", "--src-to-dst", f"{src}:{dst}"])).items():
+                    prs.setdefault(pair, set()).update(sls)
     sl2vl = read_sl2vl(sim, links, sw_lid)
     route_list = list(cdgoracle.routes(lfts, links, hosts))
     missing = [(s, d) for s, d, _ in route_list if (s, d) not in prs]
@@ -135,7 +139,7 @@ def judge(tap, label, sim, layers, ours=True):
         return vls[sl]
 
     per, dropped = cdgoracle.turns(route_list,
-                                   lambda s, d: prs.get((s, d), 0), vl_of)
+                                   lambda s, d: prs.get((s, d), {0}), vl_of)
     tap.ok(not cdgoracle.has_cycle(per) and not dropped,
            f"{label}: with the SLs of the PathRecords and the switches' "
            f"SL2VL tables, no credit loop per VL and nothing on VL15",
@@ -154,17 +158,22 @@ def judge(tap, label, sim, layers, ours=True):
            res.stderr[-300:] + str(rep.get("cycle")))
     if not ours:
         return dump
-    used = {prs[(s, d)] for s, d, _ in route_list if (s, d) in prs}
-    tap.ok(used == set(range(layers)),
-           f"{label}: the PathRecords use SLs 0-{layers - 1}, one per layer",
-           sorted(used))
+    used = set().union(*(prs[(s, d)] for s, d, _ in route_list
+                         if (s, d) in prs))
+    want = set(range(layers)) if want_sls is None else want_sls
+    tap.ok(used == want,
+           f"{label}: the PathRecords use SLs {sorted(want)}, one per "
+           "layer (and QoS class)", sorted(used))
     some = next(iter(sorted(k for k in links if links[k][0] in sw_lid)))
     low, _ = parse_vlarb(sim.run_diag(["smpquery", "vlarb",
                                        str(sw_lid[some[0]]),
                                        str(some[1])]))
     served = {vl for vl, w in low if w > 0}
-    tap.ok(set(range(layers)) <= served,
-           f"{label}: the VLArb low table serves VLs 0-{layers - 1}", low)
+    vls = set(range(layers)) if want_sls is None else \
+        {v for (sw, i, o), t in sl2vl.items() for sl, v in enumerate(t)
+         if sl in want_sls}
+    tap.ok(vls <= served,
+           f"{label}: the VLArb low table serves VLs {sorted(vls)}", low)
     return dump
 
 
@@ -197,6 +206,43 @@ def run_ours(tap, net, label, options):
         return layers, load_max(sim.discover(), dump)
 
 
+def run_qos(tap, net, two_vls=False):
+    """QoS VFs (conf/vfabric-compute-qos.xml: Default, and Compute on its
+    own SL with 50%) with VL layers: each class a VL per layer, the SA
+    answers on the class's SL of the route's layer.  two_vls: OpenSM's
+    max_op_vls 2 leaves room for the layers of one class only, so both
+    share the two VLs, and the log must say so."""
+    label = "torus 4x4, QoS VFs" + (", 2 VLs" if two_vls else "")
+    xml = os.path.join(os.path.dirname(DEFAULT_XML),
+                       "vfabric-compute-qos.xml")
+    with vfsim.Sim(net, "vllayers-qos", tap=tap) as sim:
+        sim.start_ibsim()
+        sim.start_opensm(conf_lines=vftest.plugin_conf(
+            "shortestpath", options=f"log_level=info config={xml}",
+            extra=["max_op_vls 2"] if two_vls else ()),
+            plugin_dir=vftest.PLUGIN_DIR)
+        sim.wait_subnet_up()
+        log = sim.log_text()
+        m = re.search(r"qos: 2 classes over (\d+) VL layers: "
+                      r"'\(no QoS\)' SLs ([\d,]+) on VLs \d+-\d+; "
+                      r"'Compute' SLs ([\d,]+) on VLs", log)
+        tap.ok(m and "shortestpath tables configured on all switches" in
+               log and "ERR VF" not in log,
+               f"{label}: our tables are kept, each QoS class a VL per "
+               "layer", "\n".join(l for l in log.splitlines()
+                                   if "VF01" in l or "qos" in l)[-800:])
+        if two_vls:
+            tap.ok("'(no QoS)' and 'Compute' share VLs 0-1 (their "
+                   "bandwidth shares add up: 100%)" in log,
+                   f"{label}: the log says the two classes share VLs 0-1",
+                   "\n".join(l for l in log.splitlines() if "qos" in l))
+        if not m:
+            return
+        layers = int(m.group(1))
+        sls = {int(x) for x in (m.group(2) + "," + m.group(3)).split(",")}
+        judge(tap, label, sim, layers, want_sls=sls)
+
+
 def run_dfsssp(tap, net):
     """Stock OpenSM's dfsssp (no plugin; qos on, which its SL2VL tables
     need): its VLs and busiest link.  Its tables, SLs and SL2VL read back
@@ -222,6 +268,8 @@ def main():
     layers, load = run_ours(tap, net, "torus 4x4", "log_level=info")
     run_ours(tap, net, "torus 4x4, vFabric file",
              f"log_level=info config={DEFAULT_XML}")
+    run_qos(tap, net)
+    run_qos(tap, net, two_vls=True)
     dfs_vls, dfs_load = run_dfsssp(tap, net)
     tap.ok(dfs_vls is not None and layers <= dfs_vls,
            f"torus 4x4: {layers} VL layers, OpenSM dfsssp needs {dfs_vls}")
