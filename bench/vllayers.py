@@ -12,8 +12,12 @@ into VL layers, vl_layers=8; OpenSM's engines as they come, qos off).
 Reported per run:
 
   VLs        data VLs the routing uses: ours "split into N VL layers" (1
-             when the routes need none), dfsssp "Virtual Lanes needed",
-             lash "Lanes needed", nue 1 (without qos it routes on one VL)
+             when the routes need none), both ways (a host pair's two
+             routes on one layer, as CM connections need) or one way
+             (when both ways need more than 8), dfsssp "Virtual Lanes
+             needed" (one way), lash "Lanes needed" (per switch pair,
+             its routes both ways), nue 1 (without qos it routes on one
+             VL)
   route ms   the engine window, as bench.py measures it
   max load   all-to-all routes on the busiest directed inter-switch link
              (vfabric check-routes on the tables read back)
@@ -98,14 +102,16 @@ def average_bound(fab):
 
 def vls_used(engine, log):
     if engine == "shortestpath":
-        m = re.search(r"split into (\d+) VL layers", log)
-        return int(m.group(1)) if m else 1
+        m = re.search(r"split into (\d+) VL layers (both ways|one way)",
+                      log)
+        return (int(m.group(1)), m.group(2)) if m else (1, None)
     pattern = {"dfsssp": r"Virtual Lanes needed: (\d+)",
                "lash": r"Lanes needed: (\d+)"}.get(engine)
     if pattern:
         m = re.search(pattern, log)
-        return int(m.group(1)) if m else None
-    return 1    # nue without qos
+        return ((int(m.group(1)) if m else None),
+                "one way" if engine == "dfsssp" else "both ways")
+    return 1, None    # nue without qos: one VL
 
 
 def run(args, net, engine):
@@ -120,7 +126,8 @@ def run(args, net, engine):
         res = {"engine": engine, "route_ms": bench.route_ms(log, engine),
                "fallback": f"{engine} tables configured on all switches"
                            not in log,
-               "vls": vls_used(engine, log)}
+               "vls": vls_used(engine, log)[0],
+               "ways": vls_used(engine, log)[1]}
         out = subprocess.run([args.vfabric, "check-routes", "--topo",
                               sim.discover(), "--lfts", sim.dump_lfts(),
                               "--json"], capture_output=True, text=True)
@@ -150,8 +157,9 @@ def main():
                   flush=True)
             r = results[engine] = run(args, net, engine)
             load = r["load_max"]
+            ways = f" ({r['ways']})" if r["ways"] else ""
             rows.append(
-                f"| {name} | {engine} | {fmt(r['vls'], 'd')} | "
+                f"| {name} | {engine} | {fmt(r['vls'], 'd')}{ways} | "
                 f"{fmt(r['route_ms'], '.1f')} | {fmt(load, 'd')} | "
                 f"{fmt(load / bound if load and bound else None, '.2f')} | "
                 f"{'yes' if r['fallback'] else 'no'} |")

@@ -17,9 +17,13 @@
  * With QoS virtual fabrics every class gets a VL per layer
  * (partition/qoslayers.h): classes that must share VLs are named.
  *
+ * A pair of hosts is on one layer both ways when the VLs allow it (a CM
+ * connection answers on its request's SL); else one way, said loudly, and
+ * the SA then calls the pair's paths not reversible.
+ *
  * Fail closed: tables whose loop the layers cannot break (more layers
- * than VLs, a route that loops, more SLs than 16 for the classes'
- * layers) are refused as before (loop_fallback).  Routes to switch LIDs
+ * than VLs even one way, a route that loops, more SLs than 16 for the
+ * classes' layers) are refused as before (loop_fallback).  Routes to switch LIDs
  * (management) stay on their SL (layer 0), as the route check leaves
  * them out.
  */
@@ -40,13 +44,14 @@ void vf_layers_clear(struct vf_plugin *p)
 	struct vf_layered *y = &p->layered;
 
 	vf_layers_free(&y->l);
-	free(y->src_sw);
 	memset(y, 0, sizeof(*y));
 }
 
 /*
  * The data VLs every linked port can run: the least VLCap of all of them,
- * and OpenSM's max_op_vls, which caps the OperVLs its link manager sets.
+ * OpenSM's max_op_vls, which caps the OperVLs its link manager sets, and
+ * the least VLArbLowCap (a layer's VL without an arbitration entry would
+ * never send).
  */
 static unsigned vls_available(osm_subn_t *subn)
 {
@@ -70,35 +75,12 @@ static unsigned vls_available(osm_subn_t *subn)
 				ib_port_info_get_vl_cap(&ph->port_info));
 			if (vls && vls < least)
 				least = vls;
+			vls = ph->port_info.vl_arb_low_cap;
+			if (vls && vls < least)
+				least = vls;
 		}
 	}
 	return least;
-}
-
-/* The switch each LID's traffic enters the fabric by, VF_NONE for none. */
-static uint32_t *entry_switches(const struct vf_fabric *f)
-{
-	uint32_t *at = malloc(((size_t)f->max_lid + 1) * sizeof(*at));
-
-	if (!at)
-		return NULL;
-	for (unsigned lid = 0; lid <= f->max_lid; lid++) {
-		uint32_t port = lid ? f->lid_port[lid] : VF_NONE;
-		const struct vf_port *p, *peer;
-
-		at[lid] = VF_NONE;
-		if (port == VF_NONE)
-			continue;
-		p = &f->ports[port];
-		if (vf_is_switch(&f->nodes[p->node])) {
-			at[lid] = f->nodes[p->node].sw;
-			continue;
-		}
-		peer = vf_usable_peer(f, p);
-		if (peer && vf_is_switch(&f->nodes[peer->node]))
-			at[lid] = f->nodes[peer->node].sw;
-	}
-	return at;
 }
 
 static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
@@ -116,7 +98,7 @@ static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0128: %s: the routes cannot be split into VL layers (%s)",
 		       e->name, rc == -ELOOP ? "a route loops" :
-		       rc == -E2BIG ? "switches x LIDs too many for the layer table" :
+		       rc == -E2BIG ? "too many host LIDs for the pair table" :
 		       strerror(-rc));
 }
 
@@ -153,12 +135,15 @@ static int with_qos(struct vf_plugin *p, const struct vf_engine *e,
 static uint16_t qos_sls(const void *ctx, uint32_t s, unsigned lid)
 {
 	const struct vf_layered *y = ctx;
-	unsigned l = vf_layer_of(&y->l, s, lid);
-	uint16_t mask = 0;
+	uint16_t layers = vf_layers_from_switch(&y->l, s, lid), mask = 0;
 
-	for (unsigned base = 0; base < VF_QOS_NUM_SLS; base++)
-		if (y->qy.sl[base][l] != VF_QOS_NO_SL)
-			mask |= (uint16_t)(1u << y->qy.sl[base][l]);
+	for (unsigned l = 0; l < y->l.num; l++) {
+		if (!(layers & (1u << l)))
+			continue;
+		for (unsigned base = 0; base < VF_QOS_NUM_SLS; base++)
+			if (y->qy.sl[base][l] != VF_QOS_NO_SL)
+				mask |= (uint16_t)(1u << y->qy.sl[base][l]);
+	}
 	return mask;
 }
 
@@ -187,12 +172,20 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 		return -1;
 	avail = vls_available(&p->osm->subn);
 	max = p->opts.vl_layers < avail ? p->opts.vl_layers : avail;
-	rc = vf_layers_build(f, t, max, &y->l);
+	rc = vf_layers_build(f, t, max, true, &y->l);
+	if (rc == -ERANGE) {	/* both ways do not fit: one way may */
+		vf_layers_free(&y->l);
+		rc = vf_layers_build(f, t, max, false, &y->l);
+	}
 	if (rc) {
 		refuse_why(e, rc, y->l.num, max, avail, p->opts.vl_layers);
 		vf_layers_clear(p);
 		return -1;
 	}
+	if (!y->l.both_ways)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0130: %s: with each pair of hosts on one layer both ways the routes need more than %u VL layers; split one way into %u: traffic each side sends on the SL of its own PathRecord (UD, RC connected out of band) is deadlock-free, but a connection the IB CM sets up (RC over rdma_cm) answers on its request's SL and may cross layers; the SA calls such paths not reversible",
+		       e->name, max, y->l.num);
 	if (p->qos.active && with_qos(p, e, avail)) {
 		vf_layers_clear(p);
 		return -1;
@@ -204,21 +197,20 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 	} else {
 		vf_layers_vl_model(&y->l, &m);
 	}
-	y->src_sw = entry_switches(f);
-	if (!y->src_sw || vf_route_check_vl(f, t, &m, r) || r->credit_loop) {
+	if (vf_route_check_vl(f, t, &m, r) || r->credit_loop) {
 		/* the layering's own check: never expected to fail */
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0128: %s: the routes cannot be split into VL layers (%s)",
-		       e->name, y->src_sw ? r->cycle : "out of memory");
+		       e->name, r->credit_loop ? r->cycle : "out of memory");
 		vf_layers_clear(p);
 		return -1;
 	}
 	y->active = true;
-	y->max_lid = f->max_lid;
 	y->re = ec->re;
 	vf_log(VF_LOG_INFO,
-	       "%s: the routes close credit loops on one VL; split into %u VL layers (SL n on VL n, n < %u; %u VLs available); no loop per VL",
-	       e->name, y->l.num, y->l.num, avail);
+	       "%s: the routes close credit loops on one VL; split into %u VL layers %s (SL n on VL n, n < %u; %u VLs available); no loop per VL",
+	       e->name, y->l.num, y->l.both_ways ? "both ways" : "one way",
+	       y->l.num, avail);
 	return 0;
 }
 
@@ -233,13 +225,11 @@ bool vf_layer_sl(const struct vf_plugin *p, unsigned slid, unsigned dlid,
 		 uint8_t base, uint8_t *sl)
 {
 	const struct vf_layered *y = &p->layered;
-	uint32_t s;
 	unsigned l;
 
 	if (!vf_layers_in_use(p))
 		return false;
-	s = slid <= y->max_lid ? y->src_sw[slid] : VF_NONE;
-	l = s == VF_NONE || dlid > y->max_lid ? 0 : vf_layer_of(&y->l, s, dlid);
+	l = vf_layer_of(&y->l, slid, dlid);
 	if (!y->with_qos)
 		*sl = (uint8_t)l;
 	else if (base < VF_QOS_NUM_SLS && y->qy.sl[base][l] != VF_QOS_NO_SL)

@@ -76,9 +76,6 @@ struct vf_qos_state {
 struct vf_layered {
 	bool active;
 	struct vf_layers l;
-	uint32_t *src_sw;	/* [max_lid + 1] the switch (model index) a
-				 * LID's traffic enters the fabric by */
-	uint16_t max_lid;
 	const struct osm_routing_engine *re;	/* whose tables they split */
 	/* with QoS VFs (partition/qoslayers.h): the classes over the
 	 * layers, and the one SL2VL/VLArb table every port gets */

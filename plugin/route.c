@@ -197,8 +197,10 @@ static int build_fwd_tables(void *context)
 	/* the sweep's model and policy: the file is not read again here */
 	vf_sweep_for_routing(ec->plugin);
 	f = vf_sweep_fabric(ec->plugin, true);
-	if (!f)
-		return -1;
+	if (!f) {
+		rc = -1;
+		goto out_free;	/* the layers' hooks come off too */
+	}
 	vf_route_opts_default(&opts);
 	vf_plugin_route_opts(ec->plugin, &opts, &groups);
 	if (ec->plugin->opts.route_stability && ec->plugin->last.fabric &&

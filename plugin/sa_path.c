@@ -295,16 +295,21 @@ static osm_sa_item_t *record(const struct pr_req *r, const osm_port_t *src,
 	ib_path_rec_t *out;
 	bool reversible, raw = (r->comp & PR_RAW) &&
 			       (cl_ntoh32(r->pr->hop_flow_raw) & 1u << 31);
-	uint8_t mtu, rate, life, sl = (uint8_t)a->sl;
+	uint8_t mtu, rate, life, sl = (uint8_t)a->sl, sl_back;
+	bool layered;
 
 	/* VL layers: the SL puts the path on its layer (plugin/layers.c);
 	 * one asked for that is not the layer's gets no record */
-	if (vf_layer_sl(r->p, slid, dlid, sl, &sl) && (r->comp & PR_SL) &&
-	    ib_path_rec_sl(r->pr) != sl)
+	layered = vf_layer_sl(r->p, slid, dlid, sl, &sl);
+	if (layered && (r->comp & PR_SL) && ib_path_rec_sl(r->pr) != sl)
 		return NULL;
 	if (!walk(src, dst, dlid, &fwd))
 		return NULL;
 	reversible = walk(dst, src, slid, &back);
+	/* layers one way: the way back on this SL may cross layers */
+	if (layered && vf_layer_sl(r->p, dlid, slid, (uint8_t)a->sl,
+				   &sl_back) && sl_back != sl)
+		reversible = false;
 	if ((r->comp & PR_REVERSIBLE) && (r->pr->num_path & 0x80) &&
 	    !reversible)
 		return NULL;

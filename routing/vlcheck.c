@@ -174,6 +174,8 @@ static int walk_from(struct vc_ctx *c, uint32_t s, uint8_t sl)
 		else
 			first |= (uint16_t)(1u << vl);
 	}
+	if (!first)	/* every input drops it: nothing walked on */
+		return 0;
 	if (!c->seen[out])
 		c->touched[c->num_touched++] = out;
 	c->seen[out] |= (uint16_t)(1u << sl);

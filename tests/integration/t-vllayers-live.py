@@ -38,15 +38,19 @@ DEFAULT_XML = os.path.abspath(os.path.join(vftest.TOP_SRCDIR, "conf",
                                            "vfabric-default.xml"))
 
 
-def parse_prs(text):
+def parse_prs(text, reversible=None):
     """saquery PR output -> {(slid, dlid): {SLs}} (one record per
-    vFabric the pair shares)."""
+    vFabric the pair shares); with a dict, each pair's reversible bit
+    (all its records) into it."""
     out = {}
     for block in text.split("PathRecord dump:")[1:]:
         f = dict(re.findall(r"^\s*(\w+)\.+(\S+)", block, re.M))
         if "slid" in f and "dlid" in f and "sl" in f:
-            out.setdefault((int(f["slid"], 0), int(f["dlid"], 0)),
-                           set()).add(int(f["sl"], 0))
+            pair = (int(f["slid"], 0), int(f["dlid"], 0))
+            out.setdefault(pair, set()).add(int(f["sl"], 0))
+            if reversible is not None:
+                rev = bool(int(f.get("num_path_revers", "0"), 0) & 0x80)
+                reversible[pair] = reversible.get(pair, True) and rev
     return out
 
 
@@ -92,14 +96,14 @@ def read_sl2vl(sim, links, sw_lid):
 
 def write_vl_files(work, prs, hosts, sl2vl):
     """The SLs and SL2VL tables read back, in check-routes --path-sls and
-    --sl2vl form (a host's SL under the switch it enters at)."""
+    --sl2vl form."""
     sls, tables = os.path.join(work, "sls.txt"), os.path.join(work,
                                                               "sl2vl.txt")
     with open(sls, "w") as fh:
         for (src, dst), pair_sls in sorted(prs.items()):
             if src in hosts and dst in hosts:
                 for sl in sorted(pair_sls):
-                    fh.write(f"0x{hosts[src][0]:016x} {dst} {sl}\n")
+                    fh.write(f"{src} {dst} {sl}\n")
     with open(tables, "w") as fh:
         for (sw, inp, out), vls in sorted(sl2vl.items()):
             fh.write(f"0x{sw:016x} {inp} {out} "
@@ -107,16 +111,18 @@ def write_vl_files(work, prs, hosts, sl2vl):
     return sls, tables
 
 
-def judge(tap, label, sim, layers, ours=True, want_sls=None):
+def judge(tap, label, sim, layers, ours=True, want_sls=None,
+          both_ways=True):
     """Read the fabric back and run the oracle on it, and check-routes
     with the same SLs and tables: both must find no loop per VL."""
     lfts, links, hosts, sw_lid, dump = read_fabric(sim)
-    prs = {}
+    prs, reversible = {}, {}
     for src in hosts:   # one Get each: ibsim cuts multi-packet answers
         for dst in hosts:
             if src != dst:
                 for pair, sls in parse_prs(sim.run_diag(
-                        ["saquery", "--src-to-dst", f"{src}:{dst}"])).items():
+                        ["saquery", "--src-to-dst", f"{src}:{dst}"]),
+                        reversible).items():
                     prs.setdefault(pair, set()).update(sls)
     sl2vl = read_sl2vl(sim, links, sw_lid)
     route_list = list(cdgoracle.routes(lfts, links, hosts))
@@ -158,6 +164,18 @@ def judge(tap, label, sim, layers, ours=True, want_sls=None):
            res.stderr[-300:] + str(rep.get("cycle")))
     if not ours:
         return dump
+    one_way = [(a, b) for (a, b), sls in prs.items()
+               if prs.get((b, a)) != sls]
+    if both_ways:
+        tap.ok(not one_way, f"{label}: every pair's PathRecords give the "
+               "same SLs both ways (a connection answers on its request's "
+               "SL)", one_way[:5])
+    else:
+        wrong = [p for p in one_way if reversible.get(p)]
+        tap.ok(one_way and not wrong,
+               f"{label}: layered one way: the {len(one_way)} records "
+               "whose SL differs from the way back are not reversible",
+               wrong[:5])
     used = set().union(*(prs[(s, d)] for s, d, _ in route_list
                          if (s, d) in prs))
     want = set(range(layers)) if want_sls is None else want_sls
@@ -226,11 +244,16 @@ def run_qos(tap, net, two_vls=False):
         m = re.search(r"qos: 2 classes over (\d+) VL layers: "
                       r"'\(no QoS\)' SLs ([\d,]+) on VLs \d+-\d+; "
                       r"'Compute' SLs ([\d,]+) on VLs", log)
+        errors = [l for l in log.splitlines() if "ERR VF" in l]
+        # on 2 VLs, both ways need 3 layers: one way, said (VF0130)
         tap.ok(m and "shortestpath tables configured on all switches" in
-               log and "ERR VF" not in log,
+               log and errors == [e for e in errors if two_vls and
+                                  "ERR VF0130: shortestpath: " in e] and
+               ("one way" in log) == two_vls,
                f"{label}: our tables are kept, each QoS class a VL per "
-               "layer", "\n".join(l for l in log.splitlines()
-                                   if "VF01" in l or "qos" in l)[-800:])
+               "layer" + (", one way (VF0130)" if two_vls else ""),
+               "\n".join(l for l in log.splitlines()
+                         if "VF01" in l or "qos" in l)[-800:])
         if two_vls:
             tap.ok("'(no QoS)' and 'Compute' share VLs 0-1 (their "
                    "bandwidth shares add up: 100%)" in log,
@@ -240,7 +263,7 @@ def run_qos(tap, net, two_vls=False):
             return
         layers = int(m.group(1))
         sls = {int(x) for x in (m.group(2) + "," + m.group(3)).split(",")}
-        judge(tap, label, sim, layers, want_sls=sls)
+        judge(tap, label, sim, layers, want_sls=sls, both_ways=not two_vls)
 
 
 def run_dfsssp(tap, net):

@@ -9,7 +9,9 @@ by our engines with --vl-layers 8 --sl-out.  The oracle reads only the net
 file, the LFT dump and the SL file: it walks every data route (every
 switch with hosts to every host LID) hop by hop through the LFTs, puts each
 turn (link, VL) -> (next link, VL) in a graph with VL = the route's SL, and
-looks for a cycle.  It must find one on a single VL (the routes need the
+looks for a cycle; a pair of hosts must have one SL both ways, unless the
+routes need more layers than the VLs allow and the tool says it
+layered them one way.  It must find one on a single VL (the routes need the
 layers: otherwise the fabric tests nothing) and none per VL; the number of
 layers the tool reports must be the number of SLs the file uses.  (How
 many layers against OpenSM's dfsssp and lash: make bench.)
@@ -85,14 +87,14 @@ def cases():
 
 # -- the oracle ---------------------------------------------------------------
 def read_sls(path):
-    """{(switch guid, lid): sl} of an --sl-out file (absent: SL 0)."""
+    """{(slid, dlid): sl} of an --sl-out file (absent: SL 0)."""
     sls = {}
     with open(path) as fh:
         for line in fh:
             if line.startswith("#") or not line.strip():
                 continue
-            guid, lid, sl = line.split()
-            sls[(int(guid, 16), int(lid))] = int(sl)
+            slid, dlid, sl = map(int, line.split())
+            sls[(slid, dlid)] = sl
     return sls
 
 
@@ -108,20 +110,25 @@ def lid_owners(dump):
     return owners
 
 
+def one_way(sl_file):
+    """Did --sl-out layer the routes one way (its first line says)?"""
+    with open(sl_file) as fh:
+        return "layers one way" in fh.readline()
+
+
 def oracle(net, dump, sl_file):
     """(cycle on one VL, cycle per VL, SLs used, broken routes) of the
     routes in dump, each on VL = its SL (cdgoracle.py)."""
     nodes = topogen.read_netfile(net)
     by_desc = {n.desc: n for n in nodes.values()}
     # the dump names each switch by GUID and description
-    lfts, guid_of = {}, {}
+    lfts = {}
     dumped = vfsim.read_lfts(dump)
     with open(dump) as fh:
         for line in fh:
             if line.startswith("Unicast lids"):
                 guid = int(line.split("guid ")[1].split()[0], 16)
                 sid = by_desc[line.rsplit("'", 2)[1]].id
-                guid_of[sid] = guid
                 lfts[sid] = dumped[guid]
     links = {(n.id, port): peer for n in nodes.values()
              if n.kind == "Switch" for port, peer in n.ports.items()}
@@ -131,27 +138,32 @@ def oracle(net, dump, sl_file):
         if n is not None and n.kind != "Switch" and 1 in n.ports:
             hosts[lid] = n.ports[1]
     sls = read_sls(sl_file) if sl_file else {}
-    at = {lid: sw for lid, (sw, _) in hosts.items()}
     route_list = list(cdgoracle.routes(lfts, links, hosts))
     broken = sum(1 for r in route_list if r[2] is None)
+    asym = sum(1 for (a, b), sl in sls.items() if sls.get((b, a), 0) != sl)
+    if sl_file and one_way(sl_file):
+        asym = 0
 
     def sl_of(src, dst):
-        return sls.get((guid_of[at[src]], dst), 0)
+        return sls.get((src, dst), 0)
 
     one, _ = cdgoracle.turns(route_list, lambda s, d: 0,
                              lambda sw, i, o, sl: 0)
     per, _ = cdgoracle.turns(route_list, sl_of, lambda sw, i, o, sl: sl)
     used = {sl_of(src, dst) for src, dst, hops in route_list if hops}
-    return cdgoracle.has_cycle(one), cdgoracle.has_cycle(per), used, broken
+    # a pair's SL must be the same both ways (a connection's two
+    # directions share it): count those that differ as broken
+    return (cdgoracle.has_cycle(one), cdgoracle.has_cycle(per), used,
+            broken + asym)
 
 
-def check(tap, work, label, fab, engine="shortestpath"):
+def check(tap, work, label, fab, engine="shortestpath", vls=MAX_LAYERS):
     net = os.path.join(work, "fabric.net")
     dump = os.path.join(work, "lfts.dump")
     sl_file = os.path.join(work, "sl.txt")
     fab.write(net)
     res = vftest.vfabric("route", "--topo", net, "--engine", engine,
-                         "-o", dump, "--vl-layers", str(MAX_LAYERS),
+                         "-o", dump, "--vl-layers", str(vls),
                          "--sl-out", sl_file, "--check", "--json")
     try:
         rep = json.loads(res.stdout)
@@ -169,12 +181,18 @@ def check(tap, work, label, fab, engine="shortestpath"):
     tap.ok(not cyc_vl and not rep.get("credit_loop") and not broken and
            rep.get("ca_unreachable") == 0,
            f"{label} ({engine}): no credit loop per VL in {layers} layers "
-           f"(oracle), every route delivered",
+           f"(oracle), every route delivered, each pair on one SL both "
+           "ways",
            f"oracle cycle {cyc_vl}, tool {rep.get('credit_loop')} "
            f"{rep.get('cycle')}, broken {broken}")
-    tap.ok(used == set(range(layers)) and layers <= MAX_LAYERS,
+    tap.ok(used == set(range(layers)) and layers <= vls,
            f"{label} ({engine}): the SL file uses SLs 0-{layers - 1}, "
            f"the {layers} layers reported", f"SLs used {sorted(used)}")
+    if one_way(sl_file):
+        tap.ok("one way they need" in res.stderr and
+               "RC over rdma_cm" in res.stderr,
+               f"{label} ({engine}): both ways need more than {vls} "
+               "layers; one way is used, with the warning", res.stderr)
 
 
 def check_oracle_fails(tap, work):
@@ -191,8 +209,8 @@ def check_oracle_fails(tap, work):
     with open(sl_file) as src, open(merged, "w") as out:
         for line in src:
             if not line.startswith("#"):
-                guid, lid, sl = line.split()
-                line = f"{guid} {lid} {int(sl) - 1}\n"
+                slid, dlid, sl = line.split()
+                line = f"{slid} {dlid} {int(sl) - 1}\n"
             out.write(line)
     _, cyc_vl, _, _ = oracle(net, dump, merged)
     tap.ok(cyc_vl, "the oracle finds the cycle when layers 0 and 1 of the "
@@ -243,6 +261,9 @@ def main():
         check(tap, work, label, fab)
     check(tap, work, "torus 6x6", topogen.grid((6, 6), torus=True, hosts=2),
           "dgshortestpath")
+    # both ways fit in 15 where they do not in 8
+    check(tap, work, "torus 6x6 with 15 VLs",
+          topogen.grid((6, 6), torus=True, hosts=2), vls=15)
     check(tap, work, "3-level tree missing 30% of its cables", cut_tree(),
           "fattree")
     check_oracle_fails(tap, work)

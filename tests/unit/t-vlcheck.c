@@ -142,18 +142,24 @@ static void test_layers(void)
 	struct vf_layers l;
 	struct vf_vl_model m;
 	struct vf_vl_report r;
-	unsigned on1 = 0;
+	unsigned on1 = 0, h1, h2;
 
-	EQ_U(vf_layers_build(f, &t, 1, &l), (uint64_t)(int64_t)-ERANGE,
+	EQ_U(vf_layers_build(f, &t, 1, true, &l), (uint64_t)(int64_t)-ERANGE,
 	     "one layer is not enough for the ring");
 	EQ_U(l.num, 2, "... it needs two");
 	vf_layers_free(&l);
-	EQ_U(vf_layers_build(f, &t, 8, &l), 0, "layered into at most 8");
+	EQ_U(vf_layers_build(f, &t, 8, true, &l), 0, "layered into at most 8");
 	EQ_U(l.num, 2, "two layers");
-	for (uint32_t s = 0; s < 3; s++)
-		for (unsigned lid = 1; lid <= f->max_lid; lid++)
-			on1 += vf_layer_of(&l, s, lid);
-	EQ_U(on1, 1, "one route of the three two-hop ones moved up");
+	for (unsigned a = 1; a <= f->max_lid; a++)
+		for (unsigned b = 1; b <= f->max_lid; b++)
+			on1 += vf_layer_of(&l, a, b);
+	/* pairs {H0,H1} and {H0,H2} close no cycle; {H1,H2}'s two-hop way
+	 * S2>S0>S1 would: it moves up, both ways */
+	EQ_U(on1, 2, "one host pair moved up, both ways");
+	h1 = vf_node_port(f, &f->nodes[4], 1)->base_lid;
+	h2 = vf_node_port(f, &f->nodes[5], 1)->base_lid;
+	OK(vf_layer_of(&l, h1, h2) == 1 && vf_layer_of(&l, h2, h1) == 1,
+	   "H1 to H2 and H2 to H1 on layer 1");
 	vf_layers_vl_model(&l, &m);
 	EQ_U(vf_vl_check(f, &t, &m, &r), 0, "the layers checked per VL");
 	OK(!r.credit_loop && r.vls_used == 3 && r.sls_used == 3,

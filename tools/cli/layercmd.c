@@ -2,6 +2,7 @@
 /* vfabric --vl-layers: see layercmd.h. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,32 +12,33 @@
 #include "tools/cli/progress.h"
 
 #define EXIT_USAGE 2
+/* --sl2vl table entries: not in the file; not in it, and counted */
+#define VF_CLI_VL_UNSET 0xff
+#define VF_CLI_VL_MISSING 0xfe
 
 /*
- * One line per (source switch, CA LID) above layer 0:
- * "<switch node GUID> <LID> <SL>"; every other route is on SL 0.
+ * One line per ordered pair of CA LIDs above layer 0: "<SLID> <DLID>
+ * <SL>", as PathRecords give them; every other pair is on SL 0.
  */
-static int write_sls(const char *path, const struct vf_fabric *f,
-		     const struct vf_layers *l)
+static int write_sls(const char *path, const struct vf_layers *l)
 {
 	FILE *out = fopen(path, "w");
 	int rc = 0;
 
 	if (!out)
 		return -errno;
-	fprintf(out, "# vfabric --vl-layers: %u layers; the SL of the data "
-		"routes entering at a switch toward a LID (SL n on VL n);\n"
+	fprintf(out, "# vfabric --vl-layers: %u layers %s; the SL of the data "
+		"from one host LID to another (SL n on VL n);\n"
 		"# not listed: SL 0\n"
-		"# switch-guid lid sl\n", l->num);
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		for (unsigned lid = 1; lid <= f->max_lid; lid++) {
-			unsigned sl = vf_layer_of(l, s, lid);
+		"# slid dlid sl\n", l->num,
+		l->both_ways ? "both ways" : "one way");
+	for (uint32_t a = 0; l->pair && a < l->num_cas; a++)
+		for (uint32_t b = 0; b < l->num_cas; b++) {
+			unsigned sl = l->pair[(size_t)a * l->num_cas + b];
 
 			if (sl)
-				fprintf(out, "0x%016llx %u %u\n",
-					(unsigned long long)
-					f->nodes[f->switches[s]].guid, lid,
-					sl);
+				fprintf(out, "%u %u %u\n", l->ca_lid[a],
+					l->ca_lid[b], sl);
 		}
 	if (ferror(out))
 		rc = -EIO;
@@ -54,30 +56,35 @@ int vf_cli_layers(const struct vf_fabric *f, const struct vf_lfts *t,
 
 	vf_progress("splitting the routes into VL layers");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = vf_layers_build(f, t, max, l);
+	rc = vf_layers_build(f, t, max, true, l);
+	if (rc == -ERANGE) {	/* both ways do not fit: one way may */
+		vf_layers_free(l);
+		rc = vf_layers_build(f, t, max, false, l);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	vf_progress_hold();
-	if (rc == -ERANGE && l->num > VF_LAYERS_MAX)
-		fprintf(stderr, "vfabric: --vl-layers %u: the routes need more than %u layers (VLs); no layering\n",
-			max, VF_LAYERS_MAX);
-	else if (rc == -ERANGE)
-		fprintf(stderr, "vfabric: --vl-layers %u: the routes need %u layers (VLs)\n",
-			max, l->num);
+	if (rc == -ERANGE)
+		fprintf(stderr, "vfabric: --vl-layers %u: the routes need more than %u layers (VLs), even one way\n",
+			max, max);
+	else if (!rc && !l->both_ways)
+		fprintf(stderr, "vfabric: warning: --vl-layers %u: with a pair of hosts on one layer both ways the routes need more than %u layers; one way they need %u: a connection the IB CM sets up (RC over rdma_cm) answers on its request's SL, and its replies may cross layers; traffic on each side's own PathRecord SL (UD, RC connected out of band) is deadlock-free\n",
+			max, max, l->num);
 	else if (rc == -ELOOP)
 		fprintf(stderr, "vfabric: --vl-layers: a route loops between switches; no layering makes it deliver\n");
 	else if (rc == -E2BIG)
-		fprintf(stderr, "vfabric: --vl-layers: %u switches x %u LIDs is more than the layer table's %u MiB\n",
-			f->num_switches, f->max_lid, VF_LAYERS_MEM >> 20);
+		fprintf(stderr, "vfabric: --vl-layers: %u host LIDs squared is more than the pair table's %u MiB\n",
+			l->num_cas, VF_LAYERS_MEM >> 20);
 	else if (rc)
 		fprintf(stderr, "vfabric: --vl-layers: %s\n", strerror(-rc));
 	else if (!quiet)
-		fprintf(stderr, "vl layers: %u (SL n on VL n) in %.2f ms\n",
-			l->num, (t1.tv_sec - t0.tv_sec) * 1e3 +
+		fprintf(stderr, "vl layers: %u %s (SL n on VL n) in %.2f ms\n",
+			l->num, l->both_ways ? "both ways" : "one way",
+			(t1.tv_sec - t0.tv_sec) * 1e3 +
 			(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	vf_progress_release();
 	if (rc)
 		return EXIT_USAGE;
-	if (sl_out && (rc = write_sls(sl_out, f, l))) {
+	if (sl_out && (rc = write_sls(sl_out, l))) {
 		fprintf(stderr, "vfabric: %s: %s\n", sl_out, strerror(-rc));
 		return EXIT_USAGE;
 	}
@@ -93,17 +100,88 @@ static uint32_t switch_of(const struct vf_fabric *f, uint64_t guid)
 	       f->nodes[n].sw : VF_NONE;
 }
 
+/* The switch a host LID's traffic enters at, else VF_NONE. */
+static uint32_t entry_of(const struct vf_fabric *f, unsigned long lid)
+{
+	uint32_t port = lid && lid <= f->max_lid ? f->lid_port[lid] : VF_NONE;
+	const struct vf_port *peer;
+
+	if (port == VF_NONE || vf_is_switch(&f->nodes[f->ports[port].node]))
+		return VF_NONE;
+	peer = vf_usable_peer(f, &f->ports[port]);
+	return peer && vf_is_switch(&f->nodes[peer->node]) ?
+	       f->nodes[peer->node].sw : VF_NONE;
+}
+
 static int bad_line(const char *path, unsigned line, const char *why)
 {
 	fprintf(stderr, "vfabric: %s:%u: %s\n", path, line, why);
 	return EXIT_USAGE;
 }
 
-static int read_sls(const char *path, struct vf_cli_vls *v)
+/*
+ * Split a line into at most max unsigned numbers (decimal, or hex with
+ * 0x): how many, -1 on anything else or a value over ULLONG_MAX.
+ */
+static int numbers(const char *line, unsigned long long *v, int max)
+{
+	int n = 0;
+
+	for (;;) {
+		char *end;
+
+		line += strspn(line, " \t\r\n");
+		if (!*line)
+			return n;
+		if (n == max || *line == '-')
+			return -1;
+		errno = 0;
+		v[n++] = strtoull(line, &end, 0);
+		if (end == line || errno ||
+		    (*end && !strchr(" \t\r\n", *end)))
+			return -1;
+		line = end;
+	}
+}
+
+/* Blank or a comment. */
+static bool skip(const char *line)
+{
+	line += strspn(line, " \t\r\n");
+	return !*line || *line == '#';
+}
+
+/*
+ * "switch-guid lid sl" (a 0x GUID of 16 digits) or "slid dlid sl" (as
+ * --sl-out and PathRecords): the SL into v's table of the switch.
+ */
+static int take_sl(struct vf_cli_vls *v, const char *path, unsigned line,
+		   const char *text, const unsigned long long *x)
 {
 	const struct vf_fabric *f = v->f;
+	bool by_guid = !strncmp(text + strspn(text, " \t"), "0x", 2) &&
+		       strcspn(text + strspn(text, " \t") + 2, " \t") == 16;
+	uint32_t s = by_guid ? switch_of(f, x[0]) : entry_of(f, x[0]);
+	uint32_t owner;
+
+	if (s == VF_NONE)
+		return bad_line(path, line, by_guid ?
+				"no switch of that GUID in the fabric" :
+				"the source is not a host LID of the fabric");
+	if (!x[1] || x[1] > f->max_lid || x[2] >= VF_NUM_SLS)
+		return bad_line(path, line, "LID not in the fabric or SL over 15");
+	owner = vf_fabric_lid_node(f, (unsigned)x[1]);
+	if (owner == VF_NONE || vf_is_switch(&f->nodes[owner]))
+		return bad_line(path, line, "the destination is not a host LID (routes to switch LIDs are not checked)");
+	v->sls[(size_t)s * (f->max_lid + 1u) + x[1]] |= (uint16_t)(1u << x[2]);
+	return 0;
+}
+
+static int read_sls(const char *path, struct vf_cli_vls *v)
+{
 	FILE *in = fopen(path, "r");
-	char buf[256];
+	char *buf = NULL;
+	size_t cap = 0;
 	unsigned line = 0;
 	int rc = 0;
 
@@ -111,34 +189,57 @@ static int read_sls(const char *path, struct vf_cli_vls *v)
 		fprintf(stderr, "vfabric: %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	while (!rc && fgets(buf, sizeof(buf), in)) {
-		unsigned long long guid;
-		unsigned lid, sl;
-		uint32_t s;
-		char extra;
+	while (!rc && getline(&buf, &cap, in) >= 0) {
+		unsigned long long x[3];
 
 		line++;
-		if (buf[0] == '#' || buf[strspn(buf, " \t\r\n")] == '\0')
+		if (skip(buf))
 			continue;
-		if (sscanf(buf, "%llx %u %u %c", &guid, &lid, &sl, &extra) != 3)
-			rc = bad_line(path, line, "expected \"switch-guid lid sl\"");
-		else if ((s = switch_of(f, guid)) == VF_NONE)
-			rc = bad_line(path, line, "no switch of that GUID in the fabric");
-		else if (!lid || lid > f->max_lid || sl >= VF_NUM_SLS)
-			rc = bad_line(path, line, "LID not in the fabric or SL over 15");
+		if (numbers(buf, x, 3) != 3)
+			rc = bad_line(path, line, "expected \"switch-guid lid sl\" or \"slid dlid sl\"");
 		else
-			v->sls[(size_t)s * (f->max_lid + 1u) + lid] |=
-				(uint16_t)(1u << sl);
+			rc = take_sl(v, path, line, buf, x);
 	}
+	free(buf);
 	fclose(in);
 	return rc;
 }
 
-static int read_sl2vl(const char *path, struct vf_cli_vls *v)
+static int take_sl2vl(struct vf_cli_vls *v, const char *path, unsigned line,
+		      const unsigned long long *x)
 {
 	const struct vf_fabric *f = v->f;
+	uint32_t s = switch_of(f, x[0]);
+	unsigned ports;
+	size_t row;
+
+	if (s == VF_NONE)
+		return bad_line(path, line, "no switch of that GUID in the fabric");
+	ports = f->nodes[f->switches[s]].num_ports;
+	if (x[1] > ports || x[2] > ports)
+		return bad_line(path, line, "port beyond the switch's ports");
+	for (unsigned i = 0; i < VF_NUM_SLS; i++)
+		if (x[3 + i] > 15)
+			return bad_line(path, line, "a VL over 15");
+	if (!v->sl2vl[s]) {
+		size_t size = (size_t)(ports + 1) * (ports + 1) * VF_NUM_SLS;
+
+		v->sl2vl[s] = malloc(size);
+		if (!v->sl2vl[s])
+			return bad_line(path, line, "out of memory");
+		memset(v->sl2vl[s], VF_CLI_VL_UNSET, size);
+	}
+	row = ((size_t)x[1] * (ports + 1) + x[2]) * VF_NUM_SLS;
+	for (unsigned i = 0; i < VF_NUM_SLS; i++)
+		v->sl2vl[s][row + i] = (uint8_t)x[3 + i];
+	return 0;
+}
+
+static int read_sl2vl(const char *path, struct vf_cli_vls *v)
+{
 	FILE *in = fopen(path, "r");
-	char buf[512];
+	char *buf = NULL;
+	size_t cap = 0;
 	unsigned line = 0;
 	int rc = 0;
 
@@ -146,53 +247,18 @@ static int read_sl2vl(const char *path, struct vf_cli_vls *v)
 		fprintf(stderr, "vfabric: %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	while (!rc && fgets(buf, sizeof(buf), in)) {
-		unsigned long long guid;
-		unsigned in_port, out_port, vl[VF_NUM_SLS], ports;
-		uint32_t s;
-		int n;
+	while (!rc && getline(&buf, &cap, in) >= 0) {
+		unsigned long long x[3 + VF_NUM_SLS];
 
 		line++;
-		if (buf[0] == '#' || buf[strspn(buf, " \t\r\n")] == '\0')
+		if (skip(buf))
 			continue;
-		n = sscanf(buf, "%llx %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u %u",
-			   &guid, &in_port, &out_port, &vl[0], &vl[1], &vl[2],
-			   &vl[3], &vl[4], &vl[5], &vl[6], &vl[7], &vl[8],
-			   &vl[9], &vl[10], &vl[11], &vl[12], &vl[13], &vl[14],
-			   &vl[15]);
-		if (n != 3 + VF_NUM_SLS) {
+		if (numbers(buf, x, 3 + VF_NUM_SLS) != 3 + VF_NUM_SLS)
 			rc = bad_line(path, line, "expected \"switch-guid in-port out-port\" and 16 VLs");
-			break;
-		}
-		if ((s = switch_of(f, guid)) == VF_NONE) {
-			rc = bad_line(path, line, "no switch of that GUID in the fabric");
-			break;
-		}
-		ports = f->nodes[f->switches[s]].num_ports;
-		if (in_port > ports || out_port > ports) {
-			rc = bad_line(path, line, "port beyond the switch's ports");
-			break;
-		}
-		if (!v->sl2vl[s]) {
-			size_t size = (size_t)(ports + 1) * (ports + 1) *
-				      VF_NUM_SLS;
-
-			v->sl2vl[s] = malloc(size);
-			if (!v->sl2vl[s]) {
-				rc = bad_line(path, line, "out of memory");
-				break;
-			}
-			memset(v->sl2vl[s], 0xff, size);
-		}
-		for (unsigned i = 0; i < VF_NUM_SLS; i++) {
-			if (vl[i] > 15) {
-				rc = bad_line(path, line, "a VL over 15");
-				break;
-			}
-			v->sl2vl[s][((size_t)in_port * (ports + 1) + out_port) *
-				    VF_NUM_SLS + i] = (uint8_t)vl[i];
-		}
+		else
+			rc = take_sl2vl(v, path, line, x);
 	}
+	free(buf);
 	fclose(in);
 	return rc;
 }
@@ -215,18 +281,36 @@ static uint8_t identity_vl(const void *ctx, uint32_t s, uint8_t in,
 	return sl;
 }
 
+/*
+ * A port pair the file does not give: VL 0, counted once per pair (its
+ * row is then marked, in a switch's table made for the purpose if need
+ * be: out of memory, it is counted again).
+ */
 static uint8_t file_vl(const void *ctx, uint32_t s, uint8_t in, uint8_t out,
 		       uint8_t sl)
 {
 	struct vf_cli_vls *v = (struct vf_cli_vls *)ctx;
 	unsigned ports = v->f->nodes[v->f->switches[s]].num_ports;
-	uint8_t vl = v->sl2vl[s] ? v->sl2vl[s][((size_t)in * (ports + 1) +
-					       out) * VF_NUM_SLS + sl] : 0xff;
+	size_t row = ((size_t)in * (ports + 1) + out) * VF_NUM_SLS;
+	uint8_t vl;
 
-	if (vl != 0xff)
-		return vl;
-	v->missing++;
-	return 0;
+	if (!v->sl2vl[s]) {
+		size_t size = (size_t)(ports + 1) * (ports + 1) * VF_NUM_SLS;
+
+		v->sl2vl[s] = malloc(size);
+		if (!v->sl2vl[s]) {
+			v->missing++;
+			return 0;
+		}
+		memset(v->sl2vl[s], VF_CLI_VL_UNSET, size);
+	}
+	vl = v->sl2vl[s][row + sl];
+	if (vl == VF_CLI_VL_UNSET) {
+		v->missing++;
+		memset(v->sl2vl[s] + row, VF_CLI_VL_MISSING, VF_NUM_SLS);
+		vl = VF_CLI_VL_MISSING;
+	}
+	return vl == VF_CLI_VL_MISSING ? 0 : vl;
 }
 
 int vf_cli_read_vls(const struct vf_fabric *f, const char *sls_path,

@@ -25,21 +25,25 @@ int vf_cli_layers(const struct vf_fabric *f, const struct vf_lfts *t,
  * check-routes --path-sls FILE [--sl2vl FILE2]: how a fabric routed by
  * anyone (OpenSM's dfsssp, lash, a live fabric) puts its traffic on VLs,
  * for the per-VL credit-loop check.
- *   FILE   "switch-guid lid sl" lines (--sl-out's format; more than one
- *          SL for a pair: all of them): the SLs of the data entering at
- *          that switch toward that LID; pairs not listed: SL 0.
+ *   FILE   "slid dlid sl" lines (--sl-out's format, PathRecords' SLs) or
+ *          "switch-guid lid sl" (a 0x GUID of 16 digits: the data
+ *          entering at that switch toward that LID); more than one SL
+ *          for a pair: all of them; pairs not listed: SL 0.  Only host
+ *          LIDs as destinations (routes to switches are not checked).
  *   FILE2  "switch-guid in-port out-port vl0 ... vl15" lines: the
- *          switch's SL-to-VL table for that port pair (smpquery sl2vl);
- *          without it, SL n on VL n.  A port pair the routes cross that
- *          FILE2 does not give is taken as VL 0 for every SL, and said.
- * Lines starting with '#' are comments.
+ *          switch's SL-to-VL table for that port pair (the numbers
+ *          smpquery sl2vl prints for it); without FILE2, SL n on VL n.
+ *          A port pair the routes cross that FILE2 does not give is
+ *          taken as VL 0 for every SL, and said.
+ * Lines starting with '#' are comments; numbers decimal or 0x hex.
  */
 struct vf_cli_vls {
 	const struct vf_fabric *f;
 	uint16_t *sls;		/* [nsw * (max_lid + 1)] SL masks, 0: SL 0 */
-	uint8_t **sl2vl;	/* [nsw]: [(in * (ports + 1) + out) * 16 + sl],
-				 * 0xff not given; NULL: switch not listed */
-	unsigned missing;	/* port pairs asked for and not given */
+	uint8_t **sl2vl;	/* [nsw]: [(in * (ports + 1) + out) * 16 + sl]
+				 * (layercmd.c marks those not given); NULL:
+				 * switch not listed */
+	unsigned missing;	/* port pairs crossed and not given */
 };
 
 /* Read the files into v and m (m refers to v); 0, or 2 after saying why. */
