@@ -103,6 +103,20 @@ static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
 }
 
 /*
+ * Whether the warnings of this layering are new: the same layering (layer
+ * count, one way or both, class groups) as the last routing's is not
+ * warned about again every sweep.
+ */
+static bool said_once(struct vf_plugin *p)
+{
+	const struct vf_layered *y = &p->layered;
+	unsigned now = y->l.num | (unsigned)y->l.both_ways << 5 |
+		       (y->with_qos ? y->qy.groups : 0u) << 6;
+
+	return now != p->layers_said;
+}
+
+/*
  * QoS VFs: every class a VL per layer (partition/qoslayers.h), the classes
  * that must share VLs said once per group.  0, or -1 after saying why.
  */
@@ -123,7 +137,7 @@ static int with_qos(struct vf_plugin *p, const struct vf_engine *e,
 	vf_qos_layered_tables(q, &y->qy, VF_QOS_VLARB_ENTRIES, &y->qtables);
 	vf_qos_layering_summary(q, &y->qy, line, sizeof(line));
 	vf_log(VF_LOG_INFO, "qos: %s", line);
-	for (unsigned i = 0;
+	for (unsigned i = 0; said_once(p) &&
 	     vf_qos_layering_shared(q, &y->qy, i, line, sizeof(line)); i++)
 		vf_log(VF_LOG_WARN,
 		       "qos: %u VL layers on %u VLs leave room for %u class groups: %s",
@@ -182,14 +196,14 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 		vf_layers_clear(p);
 		return -1;
 	}
-	if (!y->l.both_ways)
-		vf_log(VF_LOG_ERROR,
-		       "ERR VF0130: %s: with each pair of hosts on one layer both ways the routes need more than %u VL layers; split one way into %u: traffic each side sends on the SL of its own PathRecord (UD, RC connected out of band) is deadlock-free, but a connection the IB CM sets up (RC over rdma_cm) answers on its request's SL and may cross layers; the SA calls such paths not reversible",
-		       e->name, max, y->l.num);
 	if (p->qos.active && with_qos(p, e, avail)) {
 		vf_layers_clear(p);
 		return -1;
 	}
+	if (!y->l.both_ways && said_once(p))
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0130: %s: with each pair of hosts on one layer both ways the routes need more than %u VL layers; split one way into %u: traffic each side sends on the SL of its own PathRecord (UD, RC connected out of band) is deadlock-free, but a connection the IB CM sets up (RC over rdma_cm) answers on its request's SL and may cross layers; the SA calls such paths not reversible",
+		       e->name, max, y->l.num);
 	if (y->with_qos) {
 		m.path_sls = qos_sls;
 		m.sl2vl = qos_vl;
@@ -207,6 +221,8 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 	}
 	y->active = true;
 	y->re = ec->re;
+	p->layers_said = y->l.num | (unsigned)y->l.both_ways << 5 |
+			 (y->with_qos ? y->qy.groups : 0u) << 6;
 	vf_log(VF_LOG_INFO,
 	       "%s: the routes close credit loops on one VL; split into %u VL layers %s (SL n on VL n, n < %u; %u VLs available); no loop per VL",
 	       e->name, y->l.num, y->l.both_ways ? "both ways" : "one way",

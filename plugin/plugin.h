@@ -168,6 +168,8 @@ struct vf_plugin {
 	struct vf_routing last;
 	struct vf_qos_state qos;
 	struct vf_layered layered;	/* plugin/layers.c */
+	unsigned layers_said;		/* the layering last warned about:
+					 * each warning once while it holds */
 	struct vf_ar_state *ar;		/* plugin/ar_program.c */
 	struct vf_em_state *em;		/* plugin/em.c */
 	struct vf_node_descs *descs;	/* plugin/nodedesc.c */

@@ -158,7 +158,11 @@ static int loop_gate(struct vf_engine_ctx *ec, const struct vf_fabric *f,
 		       e->name);
 		return ec->plugin->opts.loop_fallback ? -1 : 0;
 	}
-	if (!r->credit_loop || !vf_layers_apply(ec->plugin, ec, f, t, r))
+	if (!r->credit_loop) {
+		ec->plugin->layers_said = 0;	/* a layering again: warn */
+		return 0;
+	}
+	if (!vf_layers_apply(ec->plugin, ec, f, t, r))
 		return 0;
 	if (!ec->plugin->opts.loop_fallback)
 		return 0;	/* kept; the check logs the loop after */

@@ -26,6 +26,7 @@ than it needs and load the busiest link no more.
 import json
 import os
 import re
+import signal
 import subprocess
 import tempfile
 
@@ -264,6 +265,23 @@ def run_qos(tap, net, two_vls=False):
         layers = int(m.group(1))
         sls = {int(x) for x in (m.group(2) + "," + m.group(3)).split(",")}
         judge(tap, label, sim, layers, want_sls=sls, both_ways=not two_vls)
+        if two_vls:
+            resweep_says_nothing_new(tap, label, sim)
+
+
+def resweep_says_nothing_new(tap, label, sim):
+    """A heavy sweep (SIGHUP) routes again into the same layers: they
+    stay, and the warnings about them are not logged again."""
+    since = sim.log_offset()
+    sim.osms[-1].popen.send_signal(signal.SIGHUP)
+    sim.wait_subnet_up(60, None, since)
+    log = sim.log_text(since)
+    tap.ok("split into" in log and "ERR VF0130" not in log and
+           "share VLs" not in log and "ERR VF" not in log,
+           f"{label}: a heavy sweep keeps the layers and does not warn "
+           "about them again",
+           "\n".join(l for l in log.splitlines()
+                     if "VF01" in l or "qos" in l or "layers" in l))
 
 
 def run_dfsssp(tap, net):
