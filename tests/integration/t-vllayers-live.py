@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """VL layers in ibsim: a 4x4 torus with a host on each switch (whose
 minimal routes close credit loops on one VL) routed by our shortestpath
-with the plugin's defaults (vl_layers=8, loop_fallback=on).  What the fabric then holds is read
+with the plugin's defaults (vl_layers=8, loop_fallback=on); then, with
+the defaults only, a 3x3x3 torus, a dragonfly, a random regular graph
+and a 3-level tree cut into a non-tree.  What the fabric then holds is read
 back with the diags, and a credit-loop oracle of the tests' own
 (sim/cdgoracle.py) walks every host-to-host route through it:
 
@@ -317,8 +319,27 @@ def main():
     tap.ok(load is not None and dfs_load is not None and load <= dfs_load,
            f"torus 4x4: busiest link {load}, dfsssp's {dfs_load}")
     run_limited(tap, net)
+    for label, fab in other_fabrics():
+        other = os.path.join(work, "other.net")
+        fab.write(other)
+        run_ours(tap, other, label, "log_level=info")
     vfsim.shutil.rmtree(work, ignore_errors=True)
     tap.done()
+
+
+def other_fabrics():
+    """The other shapes, once each with the defaults: a 3D torus, a
+    dragonfly, a random regular graph, and a 3-level tree that lost 30% of
+    its cables (no longer a tree)."""
+    cut = topogen.fattree3(pods=4, leaves=2, aggs=2, cores=4, hosts=2,
+                           radix=8)
+    cut.remove_random_links(0.3, seed=1)
+    return [("torus 3x3x3", topogen.grid((3, 3, 3), torus=True, hosts=1)),
+            ("dragonfly of 9 groups of 4",
+             topogen.dragonfly(routers=4, globals_per_router=2, hosts=1)),
+            ("random 16 x 4",
+             topogen.random_regular(16, 4, hosts=1, seed=3)),
+            ("3-level tree missing 30% of its cables", cut)]
 
 
 def run_limited(tap, net):
