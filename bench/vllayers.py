@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """make bench (VL layers): deadlock-free routing off trees, ours against
-OpenSM's dfsssp, lash and nue, on the same fabrics in ibsim, in the same
-run.
+OpenSM's dfsssp, lash, nue and (on tori) torus-2QoS, on the same fabrics
+in ibsim, in the same run.
 
 Fabrics whose minimal routes close credit loops on one VL: 2D and 3D
 tori, a dragonfly, random regular graphs and a 3-level tree that lost 30%
@@ -26,6 +26,10 @@ Reported per run:
              directed inter-switch links (no routing loads its busiest
              link less)
   fell back  the engine's tables were not taken (OpenSM used minhop)
+
+torus-2QoS runs on the tori too (its torus_config written from the net
+file, qos on): it breaks the rings with datelines, remapping VLs port by
+port, so it has no layer count ("n/a").
 
 and per fabric the ratios to dfsssp: VLs, busiest link, and dfsssp's
 route time over ours.  Prints Markdown.
@@ -58,16 +62,51 @@ def cut_tree():
 
 
 def fabrics():
-    return [("torus 6x6", topogen.grid((6, 6), torus=True, hosts=2)),
-            ("torus 8x8", topogen.grid((8, 8), torus=True, hosts=1)),
-            ("torus 4x4x4", topogen.grid((4, 4, 4), torus=True, hosts=1)),
+    """(name, fabric, torus dims or None)."""
+    return [("torus 6x6", topogen.grid((6, 6), torus=True, hosts=2),
+             (6, 6)),
+            ("torus 8x8", topogen.grid((8, 8), torus=True, hosts=1),
+             (8, 8)),
+            ("torus 4x4x4", topogen.grid((4, 4, 4), torus=True, hosts=1),
+             (4, 4, 4)),
             ("dragonfly 6x3 (19 groups)",
-             topogen.dragonfly(routers=6, globals_per_router=3, hosts=1)),
+             topogen.dragonfly(routers=6, globals_per_router=3, hosts=1),
+             None),
             ("random 32 x 4", topogen.random_regular(32, 4, hosts=2,
-                                                     seed=1)),
+                                                     seed=1), None),
             ("random 64 x 6", topogen.random_regular(64, 6, hosts=1,
-                                                     seed=1)),
-            ("3-level tree -30%", cut_tree())]
+                                                     seed=1), None),
+            ("3-level tree -30%", cut_tree(), None)]
+
+
+def torus_conf(net, dims, path):
+    """torus-2QoS.conf for a topogen torus: its size, and the links from
+    switch X01Y01(Z01) to its neighbours either way in every dimension
+    (both are needed for radix 4)."""
+    guid, last = {}, None
+    with open(net) as fh:
+        for line in fh:
+            m = re.match(r"switchguid=(0x[0-9a-fA-F]+)", line)
+            if m:
+                last = m.group(1)
+            m = re.match(r'Switch\s+\d+\s+"([^"]+)"', line)
+            if m:
+                guid[m.group(1)] = last
+
+    def name(c):
+        return "".join(f"{'XYZ'[d]}{c[d] + 1:02d}" for d in range(len(dims)))
+
+    origin = (0,) * len(dims)
+    lines = ["torus " + " ".join(map(str, list(dims) +
+                                     [1] * (3 - len(dims))))]
+    for d in range(len(dims)):
+        for sign, step in (("p", 1), ("m", dims[d] - 1)):
+            to = list(origin)
+            to[d] = step
+            lines.append(f"{'xyz'[d]}{sign}_link {guid[name(origin)]} "
+                         f"{guid[name(tuple(to))]}")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
 
 
 def average_bound(fab):
@@ -105,6 +144,8 @@ def vls_used(engine, log):
         m = re.search(r"split into (\d+) VL layers (both ways|one way)",
                       log)
         return (int(m.group(1)), m.group(2)) if m else (1, None)
+    if engine == "torus-2QoS":
+        return None, "datelines"    # per-port SL2VL: no layer count
     pattern = {"dfsssp": r"Virtual Lanes needed: (\d+)",
                "lash": r"Lanes needed: (\d+)"}.get(engine)
     if pattern:
@@ -114,10 +155,12 @@ def vls_used(engine, log):
     return 1, None    # nue without qos: one VL
 
 
-def run(args, net, engine):
+def run(args, net, engine, torus=None):
     conf = ["event_plugin_name vfabric", f"routing_engine {engine}",
             "event_plugin_options check_routes=off", "log_flags 0x07",
             "sweep_interval 0"]
+    if engine == "torus-2QoS":   # its SL2VL tables need qos
+        conf += [f"torus_config {torus}", "qos TRUE"]
     with vfsim.Sim(net, f"vlbench-{engine}") as sim:
         sim.start_ibsim()
         sim.start_opensm(conf_lines=conf, plugin_dir=args.plugin_dir)
@@ -147,15 +190,18 @@ def main():
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="vf-vlbench-")
     rows, ratios = [], []
-    for name, fab in fabrics():
+    for name, fab, dims in fabrics():
         net = os.path.join(work, "fabric.net")
         fab.write(net)
         bound = average_bound(fab)
         results = {}
-        for engine in ENGINES:
+        torus = os.path.join(work, "torus-2QoS.conf") if dims else None
+        if dims:
+            torus_conf(net, dims, torus)
+        for engine in ENGINES + (["torus-2QoS"] if dims else []):
             print(f"vlbench: {name}: {engine} ...", file=sys.stderr,
                   flush=True)
-            r = results[engine] = run(args, net, engine)
+            r = results[engine] = run(args, net, engine, torus)
             load = r["load_max"]
             ways = f" ({r['ways']})" if r["ways"] else ""
             rows.append(
