@@ -95,8 +95,37 @@ void vf_qos_layered_tables(const struct vf_qos_prog *q,
 	t->high_limit = (uint8_t)t->num_high;
 }
 
+/*
+ * " (VFs a, b)": the VFs vf_qos_build() put in class k (by their SL and
+ * whether they have QoS); nothing without a configuration and plan.
+ */
+static size_t class_vfs(const struct vf_config *c, const struct vf_plan *p,
+			const struct vf_qos_class *k, char *buf, size_t size)
+{
+	size_t len = 0;
+	unsigned n = 0;
+
+	if (!c || !p || !size)
+		return 0;
+	for (unsigned i = 0; i < c->num_vfs && i < p->num_vfs && len < size;
+	     i++) {
+		const struct vf_cfg_vf *v = &c->vfs[i];
+
+		if (p->vf_sl[i] != k->sl ||
+		    vf_config_vf_qos(c, v)->enable != k->qos)
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					n++ ? ", " : " (VFs ", v->name);
+	}
+	if (n && len < size)
+		len += (size_t)snprintf(buf + len, size - len, ")");
+	return len < size ? len : size - 1;
+}
+
 const char *vf_qos_layering_shared(const struct vf_qos_prog *q,
 				   const struct vf_qos_layering *y,
+				   const struct vf_config *c,
+				   const struct vf_plan *p,
 				   unsigned i, char *buf, size_t size)
 {
 	unsigned found = 0;
@@ -115,6 +144,9 @@ const char *vf_qos_layering_shared(const struct vf_qos_prog *q,
 			len += (size_t)snprintf(buf + len, size - len, "%s'%s'",
 						!m ? "" : m + 1 == n ? " and " :
 						", ", q->cls[member[m]].name);
+			if (len < size)
+				len += class_vfs(c, p, &q->cls[member[m]],
+						 buf + len, size - len);
 		}
 		if (len < size)
 			snprintf(buf + len, size - len,

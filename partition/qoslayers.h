@@ -47,12 +47,15 @@ void vf_qos_layered_tables(const struct vf_qos_prog *q,
 			   struct vf_qos_port *t);
 
 /*
- * One line per group sharing VLs, for the log and the CLI: "'A' and 'B'
- * share VLs 2-3 (their shares add up: 50%)"; NULL when i is past the
- * last.  buf holds the line.
+ * One line per group sharing VLs, for the log and the CLI: "'A' (VFs a1,
+ * a2) and 'B' (VFs b) share VLs 2-3 (their bandwidth shares add up:
+ * 50%)"; the VFs only with the configuration and plan q came from (c, p
+ * may be NULL).  NULL when i is past the last; buf holds the line.
  */
 const char *vf_qos_layering_shared(const struct vf_qos_prog *q,
 				   const struct vf_qos_layering *y,
+				   const struct vf_config *c,
+				   const struct vf_plan *p,
 				   unsigned i, char *buf, size_t size);
 
 /* One line for the log: each class's SL per layer and its VLs. */

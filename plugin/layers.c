@@ -121,11 +121,14 @@ static bool said_once(struct vf_plugin *p)
  * that must share VLs said once per group.  0, or -1 after saying why.
  */
 static int with_qos(struct vf_plugin *p, const struct vf_engine *e,
-		    unsigned avail)
+		    const struct vf_config *c, unsigned avail)
 {
 	struct vf_layered *y = &p->layered;
 	const struct vf_qos_prog *q = &p->qos.prog;
-	char line[512];
+	/* the VFs' SLs of the plan written this sweep (vf_keys) */
+	const struct vf_plan plan = { .vf_sl = p->vf_keys.sl,
+				      .num_vfs = p->vf_keys.n };
+	char line[1024];
 
 	if (vf_qos_layering(q, y->l.num, avail, &y->qy)) {
 		vf_log(VF_LOG_ERROR,
@@ -138,7 +141,9 @@ static int with_qos(struct vf_plugin *p, const struct vf_engine *e,
 	vf_qos_layering_summary(q, &y->qy, line, sizeof(line));
 	vf_log(VF_LOG_INFO, "qos: %s", line);
 	for (unsigned i = 0; said_once(p) &&
-	     vf_qos_layering_shared(q, &y->qy, i, line, sizeof(line)); i++)
+	     vf_qos_layering_shared(q, &y->qy, c,
+				    p->vf_keys.sl ? &plan : NULL, i, line,
+				    sizeof(line)); i++)
 		vf_log(VF_LOG_WARN,
 		       "qos: %u VL layers on %u VLs leave room for %u class groups: %s",
 		       y->l.num, avail, y->qy.groups, line);
@@ -173,8 +178,8 @@ static uint8_t qos_vl(const void *ctx, uint32_t s, uint8_t in, uint8_t out,
 }
 
 int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
-		    const struct vf_fabric *f, const struct vf_lfts *t,
-		    struct vf_route_report *r)
+		    const struct vf_config *c, const struct vf_fabric *f,
+		    const struct vf_lfts *t, struct vf_route_report *r)
 {
 	const struct vf_engine *e = ec->engine;
 	struct vf_layered *y = &p->layered;
@@ -196,7 +201,7 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 		vf_layers_clear(p);
 		return -1;
 	}
-	if (p->qos.active && with_qos(p, e, avail)) {
+	if (p->qos.active && with_qos(p, e, c, avail)) {
 		vf_layers_clear(p);
 		return -1;
 	}

@@ -316,7 +316,8 @@ void vf_qos_layers_changed(struct vf_plugin *p);
 /*
  * VL layers (plugin/layers.c, vl_layers=N).  Routing callback, lock held:
  * clear the last layers before routing; with tables whose single-VL
- * check r found a credit loop, split them into layers (0: r is then the
+ * check r found a credit loop, split them into layers (c: the sweep's
+ * configuration, for naming VFs; 0: r is then the
  * per-VL check, loop-free) or say why not (-1).  vf_layer_sl: the SL of
  * SLID to DLID while the layered tables are OpenSM's (false: no layers),
  * for traffic whose SL would be `base` without layers (its QoS class's
@@ -324,8 +325,8 @@ void vf_qos_layers_changed(struct vf_plugin *p);
  */
 void vf_layers_clear(struct vf_plugin *p);
 int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
-		    const struct vf_fabric *f, const struct vf_lfts *t,
-		    struct vf_route_report *r);
+		    const struct vf_config *c, const struct vf_fabric *f,
+		    const struct vf_lfts *t, struct vf_route_report *r);
 bool vf_layer_sl(const struct vf_plugin *p, unsigned slid, unsigned dlid,
 		 uint8_t base, uint8_t *sl);
 bool vf_layers_in_use(const struct vf_plugin *p);

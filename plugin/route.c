@@ -162,7 +162,8 @@ static int loop_gate(struct vf_engine_ctx *ec, const struct vf_fabric *f,
 		ec->plugin->layers_said = 0;	/* a layering again: warn */
 		return 0;
 	}
-	if (!vf_layers_apply(ec->plugin, ec, f, t, r))
+	if (!vf_layers_apply(ec->plugin, ec, vf_sweep_config(ec->plugin), f,
+			     t, r))
 		return 0;
 	if (!ec->plugin->opts.loop_fallback)
 		return 0;	/* kept; the check logs the loop after */

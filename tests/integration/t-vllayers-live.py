@@ -258,9 +258,10 @@ def run_qos(tap, net, two_vls=False):
                "\n".join(l for l in log.splitlines()
                          if "VF01" in l or "qos" in l)[-800:])
         if two_vls:
-            tap.ok("'(no QoS)' and 'Compute' share VLs 0-1 (their "
-                   "bandwidth shares add up: 100%)" in log,
-                   f"{label}: the log says the two classes share VLs 0-1",
+            tap.ok("'(no QoS)' (VFs Default) and 'Compute' (VFs Compute) "
+                   "share VLs 0-1 (their bandwidth shares add up: 100%)"
+                   in log, f"{label}: the log says the two classes, with "
+                   "their VFs, share VLs 0-1",
                    "\n".join(l for l in log.splitlines() if "qos" in l))
         if not m:
             return

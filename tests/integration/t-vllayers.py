@@ -227,6 +227,30 @@ def check_oracle_fails(tap, work):
                res.stderr[-300:] + str(rep.get("cycle")))
 
 
+def check_qos_sharing(tap, work):
+    """With --config and QoS VFs, route and check-routes say how the
+    classes lie over the layers, and which VFs share VLs when the VLs do
+    not hold a group per class (the 6x6 torus: 4 layers one way)."""
+    net = os.path.join(work, "t66.net")
+    dump = os.path.join(work, "t66.dump")
+    topogen.grid((6, 6), torus=True, hosts=2).write(net)
+    xml = os.path.join(vftest.TOP_SRCDIR, "conf", "vfabric-compute-qos.xml")
+    res = vftest.vfabric("route", "--topo", net, "--config", xml,
+                         "--vl-layers", "8", "-o", dump)
+    tap.ok(res.returncode == 0 and
+           "qos: 2 classes over 4 VL layers: '(no QoS)' SLs 0,15,14,13 on "
+           "VLs 0-3; 'Compute' SLs 1,12,11,10 on VLs 4-7" in res.stderr and
+           "share VLs" not in res.stderr,
+           "route --config --vl-layers 8: each QoS class its own 4 VLs, "
+           "nothing shared", res.stderr[-600:])
+    res = vftest.vfabric("check-routes", "--topo", net, "--lfts", dump,
+                         "--config", xml, "--vl-layers", "4")
+    tap.ok("'(no QoS)' (VFs Default) and 'Compute' (VFs Compute) share "
+           "VLs 0-3 (their bandwidth shares add up: 100%)" in res.stderr,
+           "check-routes --config --vl-layers 4: the two classes, with "
+           "their VFs, share VLs 0-3", res.stderr[-600:])
+
+
 def check_refusals(tap, work):
     """Too few layers fail, and say how many the routes need."""
     net = os.path.join(work, "t66.net")
@@ -267,6 +291,7 @@ def main():
     check(tap, work, "3-level tree missing 30% of its cables", cut_tree(),
           "fattree")
     check_oracle_fails(tap, work)
+    check_qos_sharing(tap, work)
     check_refusals(tap, work)
     vfsim.shutil.rmtree(work, ignore_errors=True)
     tap.done()

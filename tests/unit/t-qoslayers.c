@@ -61,13 +61,13 @@ static void test_by_hand(void)
 	   "VLArb: group 0 (30% + 40%) weight 168 on VLs 0-2, group 1 (30%) 72 on 3-5");
 	OK(t.num_high == 3 && t.high[0].vl == 3 && t.high[2].vl == 5,
 	   "the high-priority class's group: VLs 3-5 in the high table");
-	EQ_S(vf_qos_layering_shared(&q, &y, 0, line, sizeof(line)),
+	EQ_S(vf_qos_layering_shared(&q, &y, NULL, NULL, 0, line, sizeof(line)),
 	     "'(no QoS)' and 'Compute' share VLs 0-2 (their bandwidth shares add up: 70%)",
 	     "the first shared group is named");
-	EQ_S(vf_qos_layering_shared(&q, &y, 1, line, sizeof(line)),
+	EQ_S(vf_qos_layering_shared(&q, &y, NULL, NULL, 1, line, sizeof(line)),
 	     "'Storage' and 'Control' share VLs 3-5 (their bandwidth shares add up: 30%)",
 	     "the second too");
-	OK(!vf_qos_layering_shared(&q, &y, 2, line, sizeof(line)),
+	OK(!vf_qos_layering_shared(&q, &y, NULL, NULL, 2, line, sizeof(line)),
 	   "and no third");
 	OK(vf_qos_layering(&q, 9, 8, &y) == -ERANGE,
 	   "more layers than VLs: refused");

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "partition/qoslayers.h"
+#include "tools/cli/cfgcmd.h"
 #include "tools/cli/layercmd.h"
 #include "tools/cli/progress.h"
 
@@ -89,6 +91,43 @@ int vf_cli_layers(const struct vf_fabric *f, const struct vf_lfts *t,
 		return EXIT_USAGE;
 	}
 	return 0;
+}
+
+int vf_cli_qos_layers(struct vf_cli_sweep *sw, const struct vf_layers *l,
+		      unsigned vls)
+{
+	const struct vf_plan *plan;
+	struct vf_qos_layering y;
+	struct vf_diag d = { 0 };
+	struct vf_qos_prog q;
+	char line[1024];
+	int rc = 0;
+
+	if (l->num < 2 || !vf_qos_wanted(sw->c))
+		return 0;
+	plan = vf_cli_plan(sw);
+	if (!plan)
+		return EXIT_USAGE;
+	if (vf_qos_build(sw->c, plan, &q, &d) || !q.active) {
+		vf_diag_free(&d);
+		return 0;	/* vfabric check FILE says why */
+	}
+	vf_diag_free(&d);
+	vf_progress_hold();
+	if (vf_qos_layering(&q, l->num, vls, &y)) {
+		fprintf(stderr, "vfabric: %u QoS classes over %u VL layers need more SLs than the 16 there are: the plugin would refuse these tables\n",
+			q.n, l->num);
+		rc = EXIT_USAGE;
+	} else {
+		vf_qos_layering_summary(&q, &y, line, sizeof(line));
+		fprintf(stderr, "qos: %s\n", line);
+		for (unsigned i = 0; vf_qos_layering_shared(&q, &y, sw->c, plan,
+				i, line, sizeof(line)); i++)
+			fprintf(stderr, "qos: %u VL layers on %u VLs leave room for %u class groups: %s\n",
+				l->num, vls, y.groups, line);
+	}
+	vf_progress_release();
+	return rc;
 }
 
 /* The switch of a GUID in f, else VF_NONE. */

@@ -21,6 +21,17 @@ int vf_cli_layers(const struct vf_fabric *f, const struct vf_lfts *t,
 		  unsigned max, const char *sl_out, bool quiet,
 		  struct vf_layers *l);
 
+struct vf_cli_sweep;
+/*
+ * With --config and QoS VFs: how the QoS classes lie over l's layers on
+ * ports of `vls` data VLs, as the plugin would lay them (each class's
+ * SLs and VLs, and the classes, with their VFs, that must share VLs), on
+ * stderr.  0, or 2 after saying why (more SLs than 16 needed: the plugin
+ * would refuse the tables).
+ */
+int vf_cli_qos_layers(struct vf_cli_sweep *sw, const struct vf_layers *l,
+		      unsigned vls);
+
 /*
  * check-routes --path-sls FILE [--sl2vl FILE2]: how a fabric routed by
  * anyone (OpenSM's dfsssp, lash, a live fabric) puts its traffic on VLs,

@@ -832,6 +832,8 @@ static int cmd_route(int argc, char **argv)
 	if (c.vl_layers)
 		rc = vf_cli_layers(f, &t, c.vl_layers, c.sl_out, c.json,
 				   &layers);
+	if (!rc && c.vl_layers && c.config)
+		rc = vf_cli_qos_layers(&sw, &layers, c.vl_layers);
 	if (!rc)
 		rc = write_dump(&c, f, &t);
 	if (!rc && c.summary) {
@@ -908,6 +910,8 @@ static int cmd_check(int argc, char **argv)
 				   &layers);
 		vf_layers_vl_model(&layers, &vls);
 	}
+	if (!rc && c.vl_layers && c.config)
+		rc = vf_cli_qos_layers(&sw, &layers, c.vl_layers);
 	if (!rc && c.path_sls)
 		rc = vf_cli_read_vls(f, c.path_sls, c.sl2vl, &given, &vls);
 	if (!rc)
