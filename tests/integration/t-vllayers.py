@@ -265,6 +265,30 @@ def check_refusals(tap, work):
                          "--sl-out", os.path.join(work, "x"))
     tap.ok(res.returncode == 2 and "--vl-layers" in res.stderr,
            "--sl-out without --vl-layers is refused", res.stderr[-300:])
+    dump = os.path.join(work, "t66.dump")
+    vftest.vfabric("route", "--topo", net, "-o", dump)
+    for name, text, where, opts in (
+            ("sls", "# a comment\n0x0002c90200000001 1\n", "sls:2: expected",
+             ()),
+            # LIDs 1-36 are the switches', 37-108 the hosts'
+            ("sls", "37 4294967297 1\n", "sls:1: LID not in the fabric",
+             ()),
+            ("sls", "37 2 3\n", "sls:1: the destination is not a host LID",
+             ()),
+            ("sls", "2 37 3\n", "sls:1: the source is not a host LID", ()),
+            ("vl", "0x0002c90200000001 1 2 0 0 0\n", "vl:1: expected",
+             ("--path-sls", os.devnull))):
+        path = os.path.join(work, name)
+        with open(path, "w") as fh:
+            fh.write(text)
+        args = ("--path-sls", path) if name == "sls" else \
+            opts + ("--sl2vl", path)
+        res = vftest.vfabric("check-routes", "--topo", net, "--lfts", dump,
+                             *args)
+        tap.ok(res.returncode == 2 and where in res.stderr,
+               f"check-routes --{'path-sls' if name == 'sls' else 'sl2vl'}"
+               f" with {text.strip()!r}: exit 2 naming {where!r}",
+               res.stderr[-300:])
     tree = os.path.join(work, "tree.net")
     topogen.fattree2(leaves=4, spines=2, hosts=2).write(tree)
     res = vftest.vfabric("route", "--topo", tree, "--engine", "fattree",

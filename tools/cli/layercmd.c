@@ -216,42 +216,15 @@ static int take_sl(struct vf_cli_vls *v, const char *path, unsigned line,
 	return 0;
 }
 
-static int read_sls(const char *path, struct vf_cli_vls *v)
-{
-	FILE *in = fopen(path, "r");
-	char *buf = NULL;
-	size_t cap = 0;
-	unsigned line = 0;
-	int rc = 0;
-
-	if (!in) {
-		fprintf(stderr, "vfabric: %s: %s\n", path, strerror(errno));
-		return EXIT_USAGE;
-	}
-	while (!rc && getline(&buf, &cap, in) >= 0) {
-		unsigned long long x[3];
-
-		line++;
-		if (skip(buf))
-			continue;
-		if (numbers(buf, x, 3) != 3)
-			rc = bad_line(path, line, "expected \"switch-guid lid sl\" or \"slid dlid sl\"");
-		else
-			rc = take_sl(v, path, line, buf, x);
-	}
-	free(buf);
-	fclose(in);
-	return rc;
-}
-
 static int take_sl2vl(struct vf_cli_vls *v, const char *path, unsigned line,
-		      const unsigned long long *x)
+		      const char *text, const unsigned long long *x)
 {
 	const struct vf_fabric *f = v->f;
 	uint32_t s = switch_of(f, x[0]);
 	unsigned ports;
 	size_t row;
 
+	(void)text;
 	if (s == VF_NONE)
 		return bad_line(path, line, "no switch of that GUID in the fabric");
 	ports = f->nodes[f->switches[s]].num_ports;
@@ -274,9 +247,18 @@ static int take_sl2vl(struct vf_cli_vls *v, const char *path, unsigned line,
 	return 0;
 }
 
-static int read_sl2vl(const char *path, struct vf_cli_vls *v)
+/*
+ * Every line of path that is not blank or a comment, as `fields` numbers
+ * handed to take(); the first bad one is said (file:line) and ends it.
+ */
+static int read_lines(const char *path, struct vf_cli_vls *v, int fields,
+		      const char *expect,
+		      int (*take)(struct vf_cli_vls *v, const char *path,
+				  unsigned line, const char *text,
+				  const unsigned long long *x))
 {
 	FILE *in = fopen(path, "r");
+	unsigned long long x[3 + VF_NUM_SLS];
 	char *buf = NULL;
 	size_t cap = 0;
 	unsigned line = 0;
@@ -287,15 +269,13 @@ static int read_sl2vl(const char *path, struct vf_cli_vls *v)
 		return EXIT_USAGE;
 	}
 	while (!rc && getline(&buf, &cap, in) >= 0) {
-		unsigned long long x[3 + VF_NUM_SLS];
-
 		line++;
 		if (skip(buf))
 			continue;
-		if (numbers(buf, x, 3 + VF_NUM_SLS) != 3 + VF_NUM_SLS)
-			rc = bad_line(path, line, "expected \"switch-guid in-port out-port\" and 16 VLs");
+		if (numbers(buf, x, fields) != fields)
+			rc = bad_line(path, line, expect);
 		else
-			rc = take_sl2vl(v, path, line, x);
+			rc = take(v, path, line, buf, x);
 	}
 	free(buf);
 	fclose(in);
@@ -367,9 +347,13 @@ int vf_cli_read_vls(const struct vf_fabric *f, const char *sls_path,
 		fprintf(stderr, "vfabric: out of memory for the SL tables\n");
 		return EXIT_USAGE;
 	}
-	rc = read_sls(sls_path, v);
+	rc = read_lines(sls_path, v, 3,
+			"expected \"switch-guid lid sl\" or \"slid dlid sl\"",
+			take_sl);
 	if (!rc && sl2vl_path)
-		rc = read_sl2vl(sl2vl_path, v);
+		rc = read_lines(sl2vl_path, v, 3 + VF_NUM_SLS,
+				"expected \"switch-guid in-port out-port\" and 16 VLs",
+				take_sl2vl);
 	m->path_sls = file_sls;
 	m->sl2vl = sl2vl_path ? file_vl : identity_vl;
 	m->ctx = v;
