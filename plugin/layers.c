@@ -107,13 +107,15 @@ static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
  * count, one way or both, class groups) as the last routing's is not
  * warned about again every sweep.
  */
-static bool said_once(struct vf_plugin *p)
+static unsigned layering_sig(const struct vf_layered *y)
 {
-	const struct vf_layered *y = &p->layered;
-	unsigned now = y->l.num | (unsigned)y->l.both_ways << 5 |
-		       (y->with_qos ? y->qy.groups : 0u) << 6;
+	return y->l.num | (unsigned)y->l.both_ways << 5 |
+	       (y->with_qos ? y->qy.groups : 0u) << 6;
+}
 
-	return now != p->layers_said;
+static bool said_once(const struct vf_plugin *p)
+{
+	return layering_sig(&p->layered) != p->layers_said;
 }
 
 /*
@@ -226,8 +228,7 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 	}
 	y->active = true;
 	y->re = ec->re;
-	p->layers_said = y->l.num | (unsigned)y->l.both_ways << 5 |
-			 (y->with_qos ? y->qy.groups : 0u) << 6;
+	p->layers_said = layering_sig(y);
 	vf_log(VF_LOG_INFO,
 	       "%s: the routes close credit loops on one VL; split into %u VL layers %s (SL n on VL n, n < %u; %u VLs available); no loop per VL",
 	       e->name, y->l.num, y->l.both_ways ? "both ways" : "one way",

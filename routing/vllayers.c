@@ -40,19 +40,18 @@ static int index_cas(struct ly_ctx *c)
 	if (!l->ca_index || !l->ca_lid || !c->ca_sw || !l->at_start)
 		return -ENOMEM;
 	for (unsigned lid = 0; lid <= f->max_lid; lid++) {
-		uint32_t port = lid ? f->lid_port[lid] : VF_NONE;
-		const struct vf_port *peer;
+		uint32_t port = lid ? f->lid_port[lid] : VF_NONE, s;
 
 		l->ca_index[lid] = VF_NONE;
 		if (port == VF_NONE ||
 		    vf_is_switch(&f->nodes[f->ports[port].node]))
 			continue;
-		peer = vf_usable_peer(f, &f->ports[port]);
-		if (!peer || !vf_is_switch(&f->nodes[peer->node]))
+		s = vf_walk_port_switch(&c->w, port);
+		if (s == VF_NONE)
 			continue;
 		l->ca_index[lid] = n;
 		l->ca_lid[n] = (uint16_t)lid;
-		c->ca_sw[n++] = f->nodes[peer->node].sw;
+		c->ca_sw[n++] = s;
 	}
 	l->num_cas = n;
 	/* the CA LIDs of each switch: counting sort */
