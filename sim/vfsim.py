@@ -280,15 +280,18 @@ class Sim:
 
     def __init__(self, netfile, name, tap=None, workdir=None):
         """netfile: path of an ibsim net file, or a topogen.Fabric (written
-        to <workdir>/fabric.net); name: short test name (no spaces);
+        to <workdir>/fabric.net); name: short test name;
         tap: a Tap whose failures mark the run failed (work dir kept)."""
         self.name = name
         self.tap = tap
         _counter[0] += 1
-        self.sockname = f"vfsim-{name}-{os.getpid()}-{_counter[0]}"
+        # the name goes into paths that ASAN_OPTIONS and ibsim's socket
+        # name carry, where a space or a colon would split them
+        slug = re.sub(r"[^A-Za-z0-9_.-]", "-", name)
+        self.sockname = f"vfsim-{slug}-{os.getpid()}-{_counter[0]}"
         self._own_workdir = workdir is None
         self.workdir = workdir or tempfile.mkdtemp(
-            prefix=f"vfsim-{name}-", dir=os.environ.get("VF_TMPDIR"))
+            prefix=f"vfsim-{slug}-", dir=os.environ.get("VF_TMPDIR"))
         os.makedirs(self.workdir, exist_ok=True)
         self.fabric = None
         if isinstance(netfile, topogen.Fabric):

@@ -17,7 +17,9 @@
 #     white-box unit tests and fuzz targets, include them); no public
 #     header includes an internal one;
 #  5. every header compiles alone, included twice (it includes what it
-#     uses, and its guard works).
+#     uses, and its guard works);
+#  6. every Python module of the harness and the benchmarks is named in a
+#     Makefile, so the tarball (distcheck, the ASan build) carries it.
 top=${top_srcdir:-.}
 cd "$top" || exit 1
 n=0
@@ -78,6 +80,15 @@ for lib in common routing partition vnic; do
 		lacks "$f" '^#include "[a-z]+/internal/' \
 			"internal header (it is public)"
 	done
+done
+for f in $(find sim bench -maxdepth 1 -name '*.py' | sort); do
+	n=$((n + 1))
+	if grep -qF "$f" Makefile.am */Makefile.inc; then
+		echo "ok $n - $f is distributed"
+	else
+		echo "not ok $n - $f is distributed (add it to EXTRA_DIST)"
+		fail=1
+	fi
 done
 cc=${CC:-cc}
 flags=$(pkg-config --cflags json-c libxml-2.0 2>/dev/null)
