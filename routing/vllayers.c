@@ -17,8 +17,10 @@ struct ly_ctx {
 	struct vf_walk w;	/* the topology: port -> channel, next */
 	struct vf_depgraph g[VF_LAYERS_MAX];
 	unsigned graphs;	/* g[0, graphs) initialized */
-	uint32_t *ca_sw;	/* [num_cas] the switch a CA LID enters at */
-	uint32_t *path[2];	/* the two routes of a pair */
+	uint32_t *cls_sw;	/* [ncls] the switch of a class */
+	uint32_t *cls_start;	/* [ncls + 1] into lids: a class's CA LIDs */
+	uint16_t *lids;		/* CA LIDs, by switch */
+	uint32_t *path;		/* [nsw] one route's channels */
 };
 
 static void *zalloc(size_t n, size_t size)
@@ -26,67 +28,84 @@ static void *zalloc(size_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
-/* CA LIDs, indexed, with the switch each one's traffic enters at. */
+/*
+ * The switch each CA LID's traffic enters at; the CA LIDs sorted by it
+ * (a counting sort) into classes, one per LID or one per switch.
+ */
 static int index_cas(struct ly_ctx *c)
 {
 	const struct vf_fabric *f = c->f;
 	struct vf_layers *l = c->l;
-	uint32_t n = 0;
+	uint32_t n = 0, *lid_sw = l->lid_cls, *fill = c->path;
 
-	l->ca_index = zalloc(f->max_lid + 1u, sizeof(*l->ca_index));
-	l->ca_lid = zalloc(f->max_lid + 1u, sizeof(*l->ca_lid));
-	c->ca_sw = zalloc(f->max_lid + 1u, sizeof(*c->ca_sw));
-	l->at_start = zalloc(f->num_switches + 1u, sizeof(*l->at_start));
-	if (!l->ca_index || !l->ca_lid || !c->ca_sw || !l->at_start)
-		return -ENOMEM;
 	for (unsigned lid = 0; lid <= f->max_lid; lid++) {
-		uint32_t port = lid ? f->lid_port[lid] : VF_NONE, s;
+		uint32_t port = lid ? f->lid_port[lid] : VF_NONE, s = VF_NONE;
 
-		l->ca_index[lid] = VF_NONE;
-		if (port == VF_NONE ||
-		    vf_is_switch(&f->nodes[f->ports[port].node]))
-			continue;
-		s = vf_walk_port_switch(&c->w, port);
-		if (s == VF_NONE)
-			continue;
-		l->ca_index[lid] = n;
-		l->ca_lid[n] = (uint16_t)lid;
-		c->ca_sw[n++] = s;
+		if (port != VF_NONE &&
+		    !vf_is_switch(&f->nodes[f->ports[port].node]))
+			s = vf_walk_port_switch(&c->w, port);
+		lid_sw[lid] = s;	/* until the classes are known */
+		if (s != VF_NONE) {
+			fill[s]++;
+			n++;
+		}
 	}
-	l->num_cas = n;
-	/* the CA LIDs of each switch: counting sort */
-	l->at = zalloc(n, sizeof(*l->at));
-	if (!l->at)
+	l->by_switch = (uint64_t)n * n > VF_LAYERS_FINE;
+	c->lids = zalloc(n, sizeof(*c->lids));
+	c->cls_start = zalloc(n + 1u, sizeof(*c->cls_start));
+	c->cls_sw = zalloc(n, sizeof(*c->cls_sw));
+	if (!c->lids || !c->cls_start || !c->cls_sw)
 		return -ENOMEM;
-	for (uint32_t a = 0; a < n; a++)
-		l->at_start[c->ca_sw[a] + 1]++;
-	for (uint32_t s = 0; s < f->num_switches; s++)
-		l->at_start[s + 1] += l->at_start[s];
-	for (uint32_t a = 0, *fill = c->path[0]; a < n; a++)
-		l->at[l->at_start[c->ca_sw[a]] + fill[c->ca_sw[a]]++] = a;
+	for (uint32_t s = 0, at = 0; s < f->num_switches; s++) {
+		uint32_t run = fill[s];
+
+		fill[s] = at;
+		at += run;
+	}
+	for (unsigned lid = 0; lid <= f->max_lid; lid++)
+		if (lid_sw[lid] != VF_NONE)
+			c->lids[fill[lid_sw[lid]]++] = (uint16_t)lid;
+	/* the classes, in the order of lids */
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t s = lid_sw[c->lids[i]];
+
+		if (!l->by_switch || !l->ncls || c->cls_sw[l->ncls - 1] != s) {
+			c->cls_sw[l->ncls] = s;
+			c->cls_start[l->ncls++] = i;
+			l->sw_cls[s + 1] = l->ncls;
+		}
+		lid_sw[c->lids[i]] = l->ncls - 1;	/* now its class */
+	}
+	c->cls_start[l->ncls] = n;
+	for (uint32_t s = 0; s < f->num_switches; s++)	/* none: empty */
+		if (l->sw_cls[s + 1] < l->sw_cls[s])
+			l->sw_cls[s + 1] = l->sw_cls[s];
 	return 0;
 }
 
 static int setup(struct ly_ctx *c)
 {
 	const struct vf_fabric *f = c->f;
+	struct vf_layers *l = c->l;
 	size_t pairs;
 	int rc = vf_walk_init(&c->w, f, c->t);
 
 	if (rc)
 		return rc;
-	c->path[0] = zalloc(f->num_switches + 1u, sizeof(*c->path[0]));
-	c->path[1] = zalloc(f->num_switches + 1u, sizeof(*c->path[1]));
-	if (!c->path[0] || !c->path[1])
+	c->path = zalloc(f->num_switches + 1u, sizeof(*c->path));
+	l->lid_cls = zalloc(f->max_lid + 1u, sizeof(*l->lid_cls));
+	l->sw_cls = zalloc(f->num_switches + 1u, sizeof(*l->sw_cls));
+	if (!c->path || !l->lid_cls || !l->sw_cls)
 		return -ENOMEM;
-	rc = index_cas(c);	/* uses path[0], zeroed, as scratch */
+	rc = index_cas(c);	/* uses path, zeroed, as scratch */
 	if (rc)
 		return rc;
-	pairs = (size_t)c->l->num_cas * c->l->num_cas;
-	if (pairs > VF_LAYERS_MEM)
+	/* the pair table and the order of the pairs (order_pairs) */
+	pairs = (size_t)l->ncls * l->ncls;
+	if (pairs * (1 + sizeof(uint32_t)) > VF_LAYERS_MEM)
 		return -E2BIG;
-	c->l->pair = zalloc(pairs, 1);
-	return c->l->pair ? 0 : -ENOMEM;
+	l->pair = zalloc(pairs, 1);
+	return l->pair ? 0 : -ENOMEM;
 }
 
 static void ctx_free(struct ly_ctx *c)
@@ -94,9 +113,10 @@ static void ctx_free(struct ly_ctx *c)
 	for (unsigned i = 0; i < c->graphs; i++)
 		vf_depgraph_free(&c->g[i]);
 	vf_walk_free(&c->w);
-	free(c->ca_sw);
-	free(c->path[0]);
-	free(c->path[1]);
+	free(c->cls_sw);
+	free(c->cls_start);
+	free(c->lids);
+	free(c->path);
 }
 
 /* Layer i's graph, made when first needed. */
@@ -141,7 +161,7 @@ static int route_of(struct ly_ctx *c, uint32_t s, unsigned lid,
 	return (int)n;
 }
 
-/* Add a route's turns to g; false (nothing of it kept) on a cycle. */
+/* Add a route's turns to g; on a cycle, -ELOOP (what was added stays). */
 static int add_route(struct vf_depgraph *g, const uint32_t *path, int n)
 {
 	for (int k = 0; k + 1 < n; k++) {
@@ -154,11 +174,47 @@ static int add_route(struct vf_depgraph *g, const uint32_t *path, int n)
 }
 
 /*
- * Put the pair's two routes (n[0] and n[1] channels) into the first of
- * the max layers where they close no cycle: that layer, max when none
- * has room, or -ENOMEM.
+ * The routes of the traffic from class x to class y (and back, both
+ * ways), each walked into path: into g, or, with g NULL, the longest
+ * one's length added up over the directions.  -ELOOP when a route goes
+ * round or closes a cycle in g.
  */
-static int fit(struct ly_ctx *c, const int *n, unsigned max)
+static int pair_routes(struct ly_ctx *c, uint32_t x, uint32_t y,
+		       struct vf_depgraph *g)
+{
+	int total = 0;
+
+	for (int way = 0; way < (c->l->both_ways ? 2 : 1); way++) {
+		uint32_t from = way ? y : x, to = way ? x : y;
+		uint32_t from_sw = c->cls_sw[from], to_sw = c->cls_sw[to];
+		int longest = 0;
+
+		for (uint32_t i = c->cls_start[to]; i < c->cls_start[to + 1];
+		     i++) {
+			int n = route_of(c, from_sw, c->lids[i], to_sw, c->path);
+			int rc;
+
+			if (n < 0)
+				return n;
+			if (!g) {
+				longest = n > longest ? n : longest;
+				continue;
+			}
+			rc = add_route(g, c->path, n);
+			if (rc)
+				return rc;
+		}
+		total += longest;
+	}
+	return total;
+}
+
+/*
+ * Put the routes between classes x and y into the first of the max
+ * layers where they close no cycle: that layer, max when none has room,
+ * or -ENOMEM.
+ */
+static int fit(struct ly_ctx *c, uint32_t x, uint32_t y, unsigned max)
 {
 	for (unsigned i = 0; i < max; i++) {
 		struct vf_depgraph *g = layer(c, i);
@@ -168,9 +224,7 @@ static int fit(struct ly_ctx *c, const int *n, unsigned max)
 		if (!g)
 			return -ENOMEM;
 		keep = g->num_edges;
-		rc = add_route(g, c->path[0], n[0]);
-		if (!rc)
-			rc = add_route(g, c->path[1], n[1]);
+		rc = pair_routes(c, x, y, g);
 		if (!rc)
 			return (int)i;
 		vf_depgraph_truncate(g, keep);
@@ -180,49 +234,37 @@ static int fit(struct ly_ctx *c, const int *n, unsigned max)
 	return (int)max;
 }
 
-/* The routes of the pair a < b into path[]: their lengths, or -ELOOP. */
-static int routes_of(struct ly_ctx *c, uint32_t a, uint32_t b, int *n)
+/* The pairs to layer: both ways, x < y; one way, every x != y. */
+static bool takes(const struct ly_ctx *c, uint32_t x, uint32_t y)
 {
-	const struct vf_layers *l = c->l;
-
-	n[0] = route_of(c, c->ca_sw[a], l->ca_lid[b], c->ca_sw[b], c->path[0]);
-	n[1] = route_of(c, c->ca_sw[b], l->ca_lid[a], c->ca_sw[a], c->path[1]);
-	return n[0] < 0 || n[1] < 0 ? -ELOOP : 0;
-}
-
-/* The pairs to layer: both ways, a < b; one way, every a != b. */
-static bool takes(const struct ly_ctx *c, uint32_t a, uint32_t b)
-{
-	return (c->l->both_ways ? a < b : a != b) &&
-	       c->ca_sw[a] != c->ca_sw[b];	/* else no link between */
+	return (c->l->both_ways ? x < y : x != y) &&
+	       c->cls_sw[x] != c->cls_sw[y];	/* else no link between */
 }
 
 /*
- * The pairs of CA LIDs to layer, longest routes first (first fit
+ * The pairs of classes to layer, longest routes first (first fit
  * decreasing: on tori, dragonflies and random graphs it needed fewer
  * layers than destination by destination or random orders): a counting
  * sort by route length, the lengths kept for a moment in the pair table.
- * *count of them into *order (a * num_cas + b).
+ * *count of them into *order (x * ncls + y).
  */
 static int order_pairs(struct ly_ctx *c, uint32_t **order, size_t *count)
 {
 	struct vf_layers *l = c->l;
 	size_t by_len[256] = { 0 }, n = 0;
 	uint32_t *out;
-	int len[2];
 
-	for (uint32_t b = 0; b < l->num_cas; b++)
-		for (uint32_t a = 0; a < l->num_cas; a++) {
-			uint8_t *slot = &l->pair[(size_t)a * l->num_cas + b];
-			int sum;
+	for (uint32_t y = 0; y < l->ncls; y++)	/* destination by destination */
+		for (uint32_t x = 0; x < l->ncls; x++) {
+			uint8_t *slot = &l->pair[(size_t)x * l->ncls + y];
+			int len;
 
-			*slot = 0;
-			if (!takes(c, a, b))
+			if (!takes(c, x, y))
 				continue;
-			if (routes_of(c, a, b, len))
+			len = pair_routes(c, x, y, NULL);
+			if (len < 0)
 				return -ELOOP;
-			sum = len[0] + (l->both_ways ? len[1] : 0);
-			*slot = (uint8_t)(sum > 254 ? 255 : sum + 1);
+			*slot = (uint8_t)(len > 254 ? 255 : len + 1);
 			by_len[*slot]++;
 			n++;
 		}
@@ -235,12 +277,12 @@ static int order_pairs(struct ly_ctx *c, uint32_t **order, size_t *count)
 		by_len[k] = at;
 		at += run;
 	}
-	for (uint32_t b = 0; b < l->num_cas; b++)
-		for (uint32_t a = 0; a < l->num_cas; a++) {
-			uint8_t *slot = &l->pair[(size_t)a * l->num_cas + b];
+	for (uint32_t y = 0; y < l->ncls; y++)
+		for (uint32_t x = 0; x < l->ncls; x++) {
+			uint8_t *slot = &l->pair[(size_t)x * l->ncls + y];
 
 			if (*slot)
-				out[by_len[*slot]++] = a * l->num_cas + b;
+				out[by_len[*slot]++] = x * l->ncls + y;
 			*slot = 0;
 		}
 	*order = out;
@@ -256,13 +298,9 @@ static int layer_pairs(struct ly_ctx *c, unsigned max)
 	int rc = order_pairs(c, &order, &count);
 
 	for (size_t i = 0; !rc && i < count; i++) {
-		uint32_t a = order[i] / l->num_cas, b = order[i] % l->num_cas;
-		int n[2], at;
+		uint32_t x = order[i] / l->ncls, y = order[i] % l->ncls;
+		int at = fit(c, x, y, max);
 
-		routes_of(c, a, b, n);
-		if (!l->both_ways)
-			n[1] = 0;
-		at = fit(c, n, max);
 		if (at < 0) {
 			rc = at;
 		} else if ((unsigned)at == max) {
@@ -271,10 +309,9 @@ static int layer_pairs(struct ly_ctx *c, unsigned max)
 		} else {
 			if ((unsigned)at + 1 > l->num)
 				l->num = (unsigned)at + 1;
-			l->pair[(size_t)a * l->num_cas + b] = (uint8_t)at;
+			l->pair[(size_t)x * l->ncls + y] = (uint8_t)at;
 			if (l->both_ways)
-				l->pair[(size_t)b * l->num_cas + a] =
-					(uint8_t)at;
+				l->pair[(size_t)y * l->ncls + x] = (uint8_t)at;
 		}
 	}
 	free(order);
@@ -308,10 +345,8 @@ int vf_layers_build(const struct vf_fabric *f, const struct vf_lfts *t,
 void vf_layers_free(struct vf_layers *l)
 {
 	free(l->pair);
-	free(l->ca_index);
-	free(l->ca_lid);
-	free(l->at_start);
-	free(l->at);
+	free(l->lid_cls);
+	free(l->sw_cls);
 	memset(l, 0, sizeof(*l));
 	l->num = 1;
 }
@@ -320,12 +355,15 @@ uint16_t vf_layers_from_switch(const struct vf_layers *l, uint32_t s,
 			       unsigned lid)
 {
 	uint16_t mask = 0;
+	uint32_t y;
 
-	if (!l->pair || s >= l->nsw)
+	if (!l->pair || s >= l->nsw || lid > l->max_lid)
 		return 1;
-	for (uint32_t i = l->at_start[s]; i < l->at_start[s + 1]; i++)
-		mask |= (uint16_t)(1u << vf_layer_of(l, l->ca_lid[l->at[i]],
-						     lid));
+	y = l->lid_cls[lid];
+	if (y == VF_NONE)
+		return 1;
+	for (uint32_t x = l->sw_cls[s]; x < l->sw_cls[s + 1]; x++)
+		mask |= (uint16_t)(1u << l->pair[(size_t)x * l->ncls + y]);
 	return mask ? mask : 1;
 }
 

@@ -7,18 +7,25 @@
  * dfsssp and nue do.  The routes themselves are not changed: balance
  * stays the engine's.
  *
- * Layers are given to pairs of CA LIDs.  Both ways (the default), the
- * route from a's switch to b and the one from b's switch to a go into
- * the same layer, because a connection the IB CM sets up sends both ways
- * on one SL (the passive side answers on the SL of the REQ's path, which
- * PathRecords call reversible).  One way, each route goes alone: fewer
- * layers, right for traffic each side sends on the SL of its own
- * PathRecord (UD, RC connected out of band), not for CM connections.  A
- * pair goes into the first layer where its routes close no cycle (first
- * fit, each layer kept acyclic as it grows: depgraph.h), the pairs with
- * the longest routes first.  Routes to and from
- * switch LIDs (management) are not layered, as the route check does not
- * count them (routecheck.h): they take layer 0.
+ * Layers are given to pairs of classes of CA LIDs, a class being CA
+ * LIDs at one switch: the traffic from the CAs of class x (all entering
+ * at one switch) to the LIDs of class y takes one layer.  Up to
+ * VF_LAYERS_FINE pairs of CA LIDs, each CA LID is a class of its own;
+ * beyond, a class is every CA LID at a switch.  Fine classes need fewer
+ * layers (a 6x6 torus: 4 one way, where switch classes need 6), because
+ * a pair of hosts brings only its own two routes; their cost grows with
+ * CA LIDs squared, which at 11,388 hosts took more than ten minutes,
+ * where switch classes take seconds.  Both ways (the default), x to y
+ * and y to x go into the same layer, because a connection the IB CM sets
+ * up sends both ways on one SL (the passive side answers on the SL of
+ * the REQ's path, which PathRecords call reversible).  One way, each
+ * direction goes alone: fewer layers, right for traffic each side sends
+ * on the SL of its own PathRecord (UD, RC connected out of band), not
+ * for CM connections.  A pair goes into the first layer where its routes
+ * close no cycle (first fit, each layer kept acyclic as it grows:
+ * depgraph.h), the pairs with the longest routes first.  Routes to and
+ * from switch LIDs (management) are not layered, as the route check does
+ * not count them (routecheck.h): they take layer 0.
  */
 #ifndef VF_VLLAYERS_H
 #define VF_VLLAYERS_H
@@ -29,22 +36,24 @@
 #include "fabric.h"
 
 #define VF_LAYERS_MAX 15	/* data VLs: VL0-14 */
-/* the pair table's limit: CA LIDs squared */
+/* up to this many pairs of CA LIDs, each CA LID is a class of its own */
+#define VF_LAYERS_FINE (1u << 21)
+/* the pair table's limit: classes squared */
 #define VF_LAYERS_MEM (256u << 20)
 
 struct vf_layers {
 	unsigned num;		/* layers used; 1 when the routes need none */
-	bool both_ways;		/* a pair's two routes on one layer */
+	bool both_ways;		/* a pair's two directions on one layer */
+	bool by_switch;		/* a class is every CA LID at a switch */
 	uint16_t max_lid;
-	uint32_t num_cas;	/* CA LIDs */
-	uint32_t *ca_index;	/* [max_lid + 1] a CA LID's index, else
-				 * VF_NONE */
-	uint16_t *ca_lid;	/* [num_cas] the LID of each index */
 	uint32_t nsw;
-	uint32_t *at_start;	/* [nsw + 1] into at: the CA LIDs whose */
-	uint32_t *at;		/* traffic enters at each switch (indices) */
-	/* [a * num_cas + b]: the layer of the pair of CA LIDs a, b (both
-	 * ways); NULL when num is 1 */
+	uint32_t ncls;		/* classes */
+	uint32_t *lid_cls;	/* [max_lid + 1] a CA LID's class, else
+				 * VF_NONE */
+	uint32_t *sw_cls;	/* [nsw + 1] the classes at switch s:
+				 * [sw_cls[s], sw_cls[s + 1]) */
+	/* [x * ncls + y]: the layer of the traffic from class x to class y;
+	 * NULL when num is 1 */
 	uint8_t *pair;
 };
 
@@ -52,8 +61,8 @@ struct vf_layers {
  * Layer t's data routes into at most max layers (1..VF_LAYERS_MAX), both
  * ways or one way.  Returns 0; -ERANGE when they need more than max
  * (l->num is then max + 1); -ELOOP when a route between hosts loops (no
- * layering helps); -E2BIG when the pair table would take more than
- * VF_LAYERS_MEM bytes; -ENOMEM.  Free l with vf_layers_free() either way.
+ * layering helps); -E2BIG when the pair table (classes squared) would
+ * take more than VF_LAYERS_MEM bytes; -ENOMEM.  Free l with vf_layers_free() either way.
  */
 int vf_layers_build(const struct vf_fabric *f, const struct vf_lfts *t,
 		    unsigned max, bool both_ways, struct vf_layers *l);
@@ -63,20 +72,20 @@ void vf_layers_free(struct vf_layers *l);
 static inline unsigned vf_layer_of(const struct vf_layers *l, unsigned slid,
 				   unsigned dlid)
 {
-	uint32_t a, b;
+	uint32_t x, y;
 
 	if (!l->pair || slid > l->max_lid || dlid > l->max_lid)
 		return 0;
-	a = l->ca_index[slid];
-	b = l->ca_index[dlid];
-	if (a == VF_NONE || b == VF_NONE)
+	x = l->lid_cls[slid];
+	y = l->lid_cls[dlid];
+	if (x == VF_NONE || y == VF_NONE)
 		return 0;
-	return l->pair[(size_t)a * l->num_cas + b];
+	return l->pair[(size_t)x * l->ncls + y];
 }
 
 /*
- * The layers (bit n: layer n) of the traffic from the CA LIDs that enter
- * at switch s to lid: what the per-VL check needs (vlcheck.h).
+ * The layers (bit n: layer n) of the traffic from the CAs at switch s to
+ * lid: what the per-VL check needs (vlcheck.h).
  */
 uint16_t vf_layers_from_switch(const struct vf_layers *l, uint32_t s,
 			       unsigned lid);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0 OR Linux-OpenIB)
 """VL layers in ibsim: a 4x4 torus with a host on each switch (whose
 minimal routes close credit loops on one VL) routed by our shortestpath
-with the plugin's defaults (vl_layers=8, loop_fallback=on); then, with
+with the plugin's defaults (vl_layers=8, loop_fallback=on), also with
+QoS VFs, and with them on 2 VLs on a 3x6 torus (layered one way); then, with
 the defaults only, a 3x3x3 torus, a dragonfly, a random regular graph
 and a 3-level tree cut into a non-tree.  What the fabric then holds is read
 back with the diags, and a credit-loop oracle of the tests' own
@@ -227,13 +228,14 @@ def run_ours(tap, net, label, options):
         return layers, load_max(sim.discover(), dump)
 
 
-def run_qos(tap, net, two_vls=False):
+def run_qos(tap, net, shape, two_vls=False):
     """QoS VFs (conf/vfabric-compute-qos.xml: Default, and Compute on its
     own SL with 50%) with VL layers: each class a VL per layer, the SA
     answers on the class's SL of the route's layer.  two_vls: OpenSM's
     max_op_vls 2 leaves room for the layers of one class only, so both
-    share the two VLs, and the log must say so."""
-    label = "torus 4x4, QoS VFs" + (", 2 VLs" if two_vls else "")
+    share the two VLs, and the log must say so (a 3x6 torus: its routes
+    need 3 layers both ways, 2 one way)."""
+    label = f"torus {shape}, QoS VFs" + (", 2 VLs" if two_vls else "")
     xml = os.path.join(os.path.dirname(DEFAULT_XML),
                        "vfabric-compute-qos.xml")
     with vfsim.Sim(net, "vllayers-qos", tap=tap) as sim:
@@ -248,7 +250,7 @@ def run_qos(tap, net, two_vls=False):
                       r"'\(no QoS\)' SLs ([\d,]+) on VLs \d+-\d+; "
                       r"'Compute' SLs ([\d,]+) on VLs", log)
         errors = [l for l in log.splitlines() if "ERR VF" in l]
-        # on 2 VLs, both ways need 3 layers: one way, said (VF0130)
+        # on 2 VLs, both ways need more layers: one way, said (VF0130)
         tap.ok(m and "shortestpath tables configured on all switches" in
                log and errors == [e for e in errors if two_vls and
                                   "ERR VF0130: shortestpath: " in e] and
@@ -312,8 +314,10 @@ def main():
     layers, load = run_ours(tap, net, "torus 4x4", "log_level=info")
     run_ours(tap, net, "torus 4x4, vFabric file",
              f"log_level=info config={DEFAULT_XML}")
-    run_qos(tap, net)
-    run_qos(tap, net, two_vls=True)
+    run_qos(tap, net, "4x4")
+    narrow = os.path.join(work, "torus3x6.net")
+    topogen.grid((3, 6), torus=True, hosts=1).write(narrow)
+    run_qos(tap, narrow, "3x6", two_vls=True)
     dfs_vls, dfs_load = run_dfsssp(tap, net)
     tap.ok(dfs_vls is not None and layers <= dfs_vls,
            f"torus 4x4: {layers} VL layers, OpenSM dfsssp needs {dfs_vls}")

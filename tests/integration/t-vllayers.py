@@ -22,6 +22,7 @@ check-layers-long) adds larger fabrics and 10 seeds.
 
 import json
 import os
+import re
 import tempfile
 
 import cdgoracle
@@ -32,6 +33,7 @@ import vftest
 LONG = os.environ.get("VF_LAYERS_LONG") == "1"
 SEEDS = int(os.environ.get("VF_LAYERS_SEEDS", "10" if LONG else "2"))
 MAX_LAYERS = 8
+FINE_PAIRS = 1 << 21  # VF_LAYERS_FINE (routing/vllayers.h)
 
 
 def leaf_ring_tree():
@@ -67,7 +69,11 @@ def cases():
            ("dragonfly 6 routers x 3 globals",
             topogen.dragonfly(routers=6, globals_per_router=3, hosts=2)),
            ("fat tree with a leaf ring", leaf_ring_tree()),
-           ("3-level tree missing 30% of its cables", cut_tree())]
+           ("3-level tree missing 30% of its cables", cut_tree()),
+           # past VF_LAYERS_FINE (2^21) pairs of hosts: layered by pair
+           # of switches
+           ("random 40 x 4 with 37 hosts a switch",
+            topogen.random_regular(40, 4, hosts=37, seed=3))]
     for seed in range(1, SEEDS + 1):
         out.append((f"random 32 x 4, seed {seed}",
                     topogen.random_regular(32, 4, hosts=2, seed=seed)))
@@ -114,6 +120,13 @@ def one_way(sl_file):
     """Did --sl-out layer the routes one way (its first line says)?"""
     with open(sl_file) as fh:
         return "layers one way" in fh.readline()
+
+
+def layer_unit(sl_file):
+    """'hosts' or 'switches': the pairs --sl-out gave layers to."""
+    with open(sl_file) as fh:
+        m = re.search(r"by pair of (\w+)", fh.readline())
+    return m.group(1) if m else None
 
 
 def oracle(net, dump, sl_file):
@@ -188,6 +201,11 @@ def check(tap, work, label, fab, engine="shortestpath", vls=MAX_LAYERS):
     tap.ok(used == set(range(layers)) and layers <= vls,
            f"{label} ({engine}): the SL file uses SLs 0-{layers - 1}, "
            f"the {layers} layers reported", f"SLs used {sorted(used)}")
+    hosts = len(fab.hcas())
+    unit = "switches" if hosts * hosts > FINE_PAIRS else "hosts"
+    tap.ok(layer_unit(sl_file) == unit,
+           f"{label} ({engine}): {hosts} hosts, layered by pair of {unit}",
+           f"the SL file says {layer_unit(sl_file)}")
     if one_way(sl_file):
         tap.ok("one way they need" in res.stderr and
                "RC over rdma_cm" in res.stderr,
