@@ -23,8 +23,10 @@ once by each engine, each on a fresh ibsim with the plugin loaded.  Per run:
               min-hop matrices (OpenSM's rows exist by then)
   load        the 1-minute load average at ibsim's start and at SUBNET UP
               (on a shared machine, wall clock times stretch with it)
+  VLs         data VLs the routing uses: ours split into VL layers (1:
+              none needed), dfsssp's "Virtual Lanes needed"
 
-and the ratios of our engine to OpenSM's ftree.  The conf is bench.py's
+and the ratios of our engine to OpenSM's (--ref, default ftree).  The conf is bench.py's
 (log_flags 0x07, check_routes=off, loop_fallback=off) and vl_layers=off:
 no credit-loop check in the window (a tree has nothing to layer; users
 with the defaults get the check, about 2.5 s at 27,000 hosts).  With --matrices
@@ -70,6 +72,21 @@ def cpu_s(pid):
         return None
 
 
+def data_vls(log):
+    """The data VLs the routing uses: ours split into VL layers (1 when
+    not), dfsssp's "Virtual Lanes needed"; None for the others, and for
+    ours when the layers did not fit (ERR VF0127: fell back)."""
+    if "ERR VF0127" in log:
+        return None
+    m = re.search(r"split into (\d+) VL layers", log)
+    if m:
+        return int(m.group(1))
+    m = re.search(r"Virtual Lanes needed: (\d+)", log)
+    if m:
+        return int(m.group(1))
+    return 1 if re.search(r"vfabric: \w+ routed", log) else None
+
+
 def secs(m, group):
     return float(m.group(group)) / 1e3 if m else None
 
@@ -102,6 +119,7 @@ def run(args, net, label, engine, options, matrices):
         res["fallback"] = (f"{engine} tables configured on all switches"
                            not in log)
         res["errors"] = len(re.findall(r"ERR VF\d+", log))
+        res["vls"] = data_vls(log)
         if args.resweep:
             # a host leaves: the heavy sweep routes again, on tables
             # OpenSM has allocated already
@@ -134,6 +152,16 @@ def main():
     ap.add_argument("--matrices", action="store_true",
                     help="also run minhop and compare our runs' min-hop "
                     "matrices with its (dumps on: timings not comparable)")
+    ap.add_argument("--missing", type=float, default=0.0,
+                    help="fraction of the cables between switches removed "
+                    "at random (e.g. 0.01)")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="seed of the removed cables (default 1)")
+    ap.add_argument("--net", help="an ibsim net file to route instead of "
+                    "the generated tree (--k and --missing then unused)")
+    ap.add_argument("--ref", default="ftree",
+                    help="the OpenSM engine the ratios are against "
+                    "(default ftree; it must be in --runs)")
     ap.add_argument("--resweep", action="store_true",
                     help="then unlink host cn0005 and time the second "
                     "routing too")
@@ -143,14 +171,26 @@ def main():
     if missing:
         sys.exit(f"scale: missing {missing}; apt-get install "
                  f"{vfsim.PACKAGES}")
-    h = args.k // 2
-    fab = topogen.fattree3(pods=args.k, leaves=h, aggs=h, cores=h * h,
-                           hosts=h, radix=args.k)
-    work = vfsim.tempfile.mkdtemp(prefix="vfabric-scale-")
-    net = os.path.join(work, f"fattree3-k{args.k}.net")
-    fab.write(net)
-    name = (f"3-level fat tree k={args.k}: {len(fab.switches())} switches,"
-            f" {len(fab.hcas())} hosts")
+    if args.net:
+        net = os.path.abspath(args.net)
+        nodes = topogen.read_netfile(net).values()
+        switches = sum(1 for n in nodes if n.kind == "Switch")
+        name = (f"{os.path.basename(net)}: {switches} switches, "
+                f"{len(nodes) - switches} hosts")
+    else:
+        h = args.k // 2
+        fab = topogen.fattree3(pods=args.k, leaves=h, aggs=h,
+                               cores=h * h, hosts=h, radix=args.k)
+        if args.missing:
+            fab.remove_random_links(args.missing, seed=args.seed)
+        work = vfsim.tempfile.mkdtemp(prefix="vfabric-scale-")
+        net = os.path.join(work, f"fattree3-k{args.k}.net")
+        fab.write(net)
+        name = (f"3-level fat tree k={args.k}: {len(fab.switches())} "
+                f"switches, {len(fab.hcas())} hosts")
+        if args.missing:
+            name += (f", {args.missing:.0%} of cables missing (seed "
+                     f"{args.seed})")
     runs = [r.partition(":")[::2] for r in args.runs.split(",")]
     if args.matrices:
         runs.append(("minhop", ""))
@@ -161,16 +201,17 @@ def main():
         results.append(run(args, net, label, engine, options,
                            args.matrices))
     print(f"| {name} | up s | route s | hops s (CPU) | fabric model s | "
-          "OpenSM CPU s | ibsim CPU s | peak MiB | load | plugin errors |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "OpenSM CPU s | ibsim CPU s | peak MiB | load | plugin errors | "
+          "VLs |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         print(f"| {r['label']}{' (fell back)' if r['fallback'] else ''} | "
               f"{r['up_s']:.1f} | {fmt(r['route_s'], '.3f')} | "
               f"{fmt(r['hops_s'], '.3f')} ({fmt(r['hops_cpu'], '.3f')}) | "
               f"{fmt(r['model_s'], '.3f')} | {fmt(r['osm_cpu'], '.1f')} | "
               f"{fmt(r['ibsim_cpu'], '.1f')} | {fmt(r['peak'], '.0f')} | "
-              f"{r['load']} | {r['errors']} |")
-    ref = next((r for r in results if r["engine"] == "ftree"), None)
+              f"{r['load']} | {r['errors']} | {fmt(r['vls'], 'd')} |")
+    ref = next((r for r in results if r["engine"] == args.ref), None)
     if ref:
         print()
         print("| engines | SUBNET UP ratio | engine window ratio | "
@@ -184,7 +225,8 @@ def main():
                    if r["route_s"] and ref["route_s"] else "n/a")
             cpu = (fmt(r["osm_cpu"] / ref["osm_cpu"], ".2f")
                    if r["osm_cpu"] and ref["osm_cpu"] else "n/a")
-            print(f"| {r['label']} / ftree | {up:.2f} | {win} | {cpu} |")
+            print(f"| {r['label']} / {args.ref} | {up:.2f} | {win} | "
+                  f"{cpu} |")
     if args.resweep:
         print()
         print("| after a host left | route s | hops s (CPU) |")

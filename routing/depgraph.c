@@ -63,18 +63,58 @@ void vf_depgraph_free(struct vf_depgraph *g)
 	free(g->at);
 	free(g->found);
 	free(g->slot);
+	free(g->refused);
 	free(g->mark);
 	free(g->stack);
 	memset(g, 0, sizeof(*g));
 }
 
+/* Linear probing in a set of n (a power of two) slots. */
+static uint64_t find_in(const uint64_t *set, uint64_t n, uint64_t k)
+{
+	uint64_t i = hash(k) & (n - 1);
+
+	while (set[i] != EMPTY && set[i] != k)
+		i = (i + 1) & (n - 1);
+	return i;
+}
+
 static uint64_t find_slot(const struct vf_depgraph *g, uint64_t k)
 {
-	uint64_t i = hash(k) & (g->num_slots - 1);
+	return find_in(g->slot, g->num_slots, k);
+}
 
-	while (g->slot[i] != EMPTY && g->slot[i] != k)
-		i = (i + 1) & (g->num_slots - 1);
-	return i;
+static bool was_refused(const struct vf_depgraph *g, uint64_t k)
+{
+	return g->refused &&
+	       g->refused[find_in(g->refused, g->num_refused_slots, k)] == k;
+}
+
+/* Remember k as refused; out of memory, it is simply searched again. */
+static void refuse(struct vf_depgraph *g, uint64_t k)
+{
+	if (2 * (g->num_refused + 1) > g->num_refused_slots) {
+		uint64_t n = g->num_refused_slots ? 2 * g->num_refused_slots : 64;
+		uint64_t *set = malloc(n * sizeof(*set));
+
+		if (!set)
+			return;
+		memset(set, 0xff, n * sizeof(*set));
+		for (uint64_t i = 0; i < g->num_refused_slots; i++)
+			if (g->refused[i] != EMPTY)
+				set[find_in(set, n, g->refused[i])] =
+					g->refused[i];
+		free(g->refused);
+		g->refused = set;
+		g->num_refused_slots = n;
+	}
+	g->refused[find_in(g->refused, g->num_refused_slots, k)] = k;
+	g->num_refused++;
+}
+
+void vf_depgraph_keep(struct vf_depgraph *g)
+{
+	g->kept = g->num_edges;
 }
 
 static int grow_set(struct vf_depgraph *g)
@@ -211,10 +251,15 @@ int vf_depgraph_add_acyclic(struct vf_depgraph *g, uint32_t a, uint32_t b)
 	if (lo > hi) {	/* already in order */
 		return vf_depgraph_add(g, a, b);
 	}
+	if (was_refused(g, key(a, b)))
+		return -ELOOP;
 	/* b's side: what b reaches up to a's place; reaching a is a cycle */
 	next_epoch(g);
-	if (!search(g, b, true, lo, hi, a, &nf))
+	if (!search(g, b, true, lo, hi, a, &nf)) {
+		if (g->num_edges == g->kept)
+			refuse(g, key(a, b));
 		return -ELOOP;
+	}
 	/* a's side: what reaches a down to b's place */
 	nb = nf;
 	search(g, a, false, lo, hi + 1, UINT32_MAX, &nb);
@@ -267,6 +312,12 @@ static void erase_slot(struct vf_depgraph *g, uint64_t i)
 
 void vf_depgraph_truncate(struct vf_depgraph *g, uint32_t keep)
 {
+	if (keep < g->kept) {	/* kept edges go: refusals may not hold */
+		free(g->refused);
+		g->refused = NULL;
+		g->num_refused_slots = g->num_refused = 0;
+		g->kept = keep;
+	}
 	while (g->num_edges > keep) {
 		uint32_t e = --g->num_edges;
 

@@ -225,8 +225,10 @@ static int fit(struct ly_ctx *c, uint32_t x, uint32_t y, unsigned max)
 			return -ENOMEM;
 		keep = g->num_edges;
 		rc = pair_routes(c, x, y, g);
-		if (!rc)
+		if (!rc) {
+			vf_depgraph_keep(g);
 			return (int)i;
+		}
 		vf_depgraph_truncate(g, keep);
 		if (rc != -ELOOP)
 			return rc;

@@ -33,6 +33,11 @@ struct vf_depgraph {
 	/* add_acyclic: ord[node] its place in a topological order, at[place]
 	 * the node there; found[] the nodes one insertion moves */
 	uint32_t *ord, *at, *found;
+	/* edges refused while only kept edges were in (they close a cycle
+	 * with those, for good): a set as slot[], NULL until the first */
+	uint32_t kept;		/* edges before this one stay */
+	uint64_t *refused;
+	uint64_t num_refused_slots, num_refused;
 };
 
 int vf_depgraph_init(struct vf_depgraph *g, uint32_t num_nodes);
@@ -50,8 +55,19 @@ bool vf_depgraph_has(const struct vf_depgraph *g, uint32_t a, uint32_t b);
  */
 int vf_depgraph_add_acyclic(struct vf_depgraph *g, uint32_t a, uint32_t b);
 
-/* Take back the edges added after there were `keep` (newest first). */
+/*
+ * Take back the edges added after there were `keep` (newest first).
+ * Taking back kept edges (vf_depgraph_keep) forgets the refused ones.
+ */
 void vf_depgraph_truncate(struct vf_depgraph *g, uint32_t keep);
+
+/*
+ * The edges so far stay.  An edge add_acyclic refuses while the graph
+ * holds kept edges only closes a cycle with them for good: it is then
+ * remembered and refused again without a search (layering tries many
+ * routes through one refused turn).
+ */
+void vf_depgraph_keep(struct vf_depgraph *g);
 
 /* Is `to` reachable from `from` (a path of one or more edges, or equal)? */
 bool vf_depgraph_reaches(struct vf_depgraph *g, uint32_t from, uint32_t to);

@@ -4,7 +4,8 @@
  * adjacency matrix: seeded random edges, each offered to
  * vf_depgraph_add_acyclic(), which must refuse exactly those that close a
  * cycle in the matrix's graph (found by a search of its own); random
- * rollbacks; and the cycle finder on graphs with and without one.
+ * rollbacks, and edges kept (refused ones remembered); and the cycle
+ * finder on graphs with and without one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,7 +81,11 @@ static bool run(unsigned seed, unsigned n, unsigned m, char *why, size_t sz)
 			added[num_added].a = a;
 			added[num_added++].b = b;
 		}
-		/* now and then take back the newest few, as a layer does */
+		/* now and then the edges so far stay (refusals are then
+		 * remembered), and now and then the newest few are taken
+		 * back, as a layer does, at times below what stayed */
+		if (ok && next_rand(&x) % 4 == 0)
+			vf_depgraph_keep(&g);
 		if (ok && next_rand(&x) % 8 == 0 && num_added) {
 			unsigned back = 1 + next_rand(&x) % 3;
 
