@@ -98,7 +98,7 @@ static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0128: %s: the routes cannot be split into VL layers (%s)",
 		       e->name, rc == -ELOOP ? "a route loops" :
-		       rc == -E2BIG ? "too many switches for the pair table" :
+		       rc == -E2BIG ? "too many hosts for the pair table" :
 		       strerror(-rc));
 }
 
@@ -230,9 +230,9 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 	y->re = ec->re;
 	p->layers_said = layering_sig(y);
 	vf_log(VF_LOG_INFO,
-	       "%s: the routes close credit loops on one VL; split into %u VL layers %s, by pair of %s (SL n on VL n, n < %u; %u VLs available); no loop per VL",
+	       "%s: the routes close credit loops on one VL; split into %u VL layers %s, by %s (SL n on VL n, n < %u; %u VLs available); no loop per VL",
 	       e->name, y->l.num, y->l.both_ways ? "both ways" : "one way",
-	       y->l.by_switch ? "switches" : "hosts", y->l.num, avail);
+	       vf_layers_unit(&y->l), y->l.num, avail);
 	return 0;
 }
 

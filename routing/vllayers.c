@@ -10,6 +10,13 @@
 #include "vlcheck.h"
 #include "vllayers.h"
 
+/* Classes of CA LIDs, each at one switch, in switch order. */
+struct ly_classes {
+	uint32_t n;
+	uint32_t *sw;		/* [n] the switch of a class */
+	uint32_t *start;	/* [n + 1] into lids: a class's CA LIDs */
+};
+
 struct ly_ctx {
 	const struct vf_fabric *f;
 	const struct vf_lfts *t;
@@ -17,9 +24,12 @@ struct ly_ctx {
 	struct vf_walk w;	/* the topology: port -> channel, next */
 	struct vf_depgraph g[VF_LAYERS_MAX];
 	unsigned graphs;	/* g[0, graphs) initialized */
-	uint32_t *cls_sw;	/* [ncls] the switch of a class */
-	uint32_t *cls_start;	/* [ncls + 1] into lids: a class's CA LIDs */
 	uint16_t *lids;		/* CA LIDs, by switch */
+	uint32_t *lid_sw;	/* [max_lid + 1] a CA LID's switch, VF_NONE */
+	uint32_t num_cas;
+	struct ly_classes src, dst;
+	uint8_t *len;		/* [y * nsrc + x] a pair's route length + 1,
+				 * 0 when it is not layered */
 	uint32_t *path;		/* [nsw] one route's channels */
 };
 
@@ -28,33 +38,29 @@ static void *zalloc(size_t n, size_t size)
 	return calloc(n ? n : 1, size);
 }
 
-/*
- * The switch each CA LID's traffic enters at; the CA LIDs sorted by it
- * (a counting sort) into classes, one per LID or one per switch.
- */
+/* The switch each CA LID's traffic enters at, and the CA LIDs by switch. */
 static int index_cas(struct ly_ctx *c)
 {
 	const struct vf_fabric *f = c->f;
-	struct vf_layers *l = c->l;
-	uint32_t n = 0, *lid_sw = l->lid_cls, *fill = c->path;
+	uint32_t *fill = c->path;	/* zeroed */
 
+	c->lid_sw = zalloc(f->max_lid + 1u, sizeof(*c->lid_sw));
+	if (!c->lid_sw)
+		return -ENOMEM;
 	for (unsigned lid = 0; lid <= f->max_lid; lid++) {
 		uint32_t port = lid ? f->lid_port[lid] : VF_NONE, s = VF_NONE;
 
 		if (port != VF_NONE &&
 		    !vf_is_switch(&f->nodes[f->ports[port].node]))
 			s = vf_walk_port_switch(&c->w, port);
-		lid_sw[lid] = s;	/* until the classes are known */
+		c->lid_sw[lid] = s;
 		if (s != VF_NONE) {
 			fill[s]++;
-			n++;
+			c->num_cas++;
 		}
 	}
-	l->by_switch = (uint64_t)n * n > VF_LAYERS_FINE;
-	c->lids = zalloc(n, sizeof(*c->lids));
-	c->cls_start = zalloc(n + 1u, sizeof(*c->cls_start));
-	c->cls_sw = zalloc(n, sizeof(*c->cls_sw));
-	if (!c->lids || !c->cls_start || !c->cls_sw)
+	c->lids = zalloc(c->num_cas, sizeof(*c->lids));
+	if (!c->lids)
 		return -ENOMEM;
 	for (uint32_t s = 0, at = 0; s < f->num_switches; s++) {
 		uint32_t run = fill[s];
@@ -63,49 +69,86 @@ static int index_cas(struct ly_ctx *c)
 		at += run;
 	}
 	for (unsigned lid = 0; lid <= f->max_lid; lid++)
-		if (lid_sw[lid] != VF_NONE)
-			c->lids[fill[lid_sw[lid]]++] = (uint16_t)lid;
-	/* the classes, in the order of lids */
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t s = lid_sw[c->lids[i]];
-
-		if (!l->by_switch || !l->ncls || c->cls_sw[l->ncls - 1] != s) {
-			c->cls_sw[l->ncls] = s;
-			c->cls_start[l->ncls++] = i;
-			l->sw_cls[s + 1] = l->ncls;
-		}
-		lid_sw[c->lids[i]] = l->ncls - 1;	/* now its class */
-	}
-	c->cls_start[l->ncls] = n;
-	for (uint32_t s = 0; s < f->num_switches; s++)	/* none: empty */
-		if (l->sw_cls[s + 1] < l->sw_cls[s])
-			l->sw_cls[s + 1] = l->sw_cls[s];
+		if (c->lid_sw[lid] != VF_NONE)
+			c->lids[fill[c->lid_sw[lid]]++] = (uint16_t)lid;
 	return 0;
 }
 
+/*
+ * The CA LIDs into classes, one per LID or one per switch: k's arrays,
+ * of_lid[] each CA LID's class (else VF_NONE), and, given sw_first
+ * ([nsw + 1]), the classes at each switch.
+ */
+static int make_classes(struct ly_ctx *c, bool by_switch,
+			struct ly_classes *k, uint32_t *of_lid,
+			uint32_t *sw_first)
+{
+	k->sw = zalloc(c->num_cas, sizeof(*k->sw));
+	k->start = zalloc(c->num_cas + 1u, sizeof(*k->start));
+	if (!k->sw || !k->start)
+		return -ENOMEM;
+	for (unsigned lid = 0; lid <= c->f->max_lid; lid++)
+		of_lid[lid] = VF_NONE;
+	for (uint32_t i = 0; i < c->num_cas; i++) {
+		uint32_t s = c->lid_sw[c->lids[i]];
+
+		if (!by_switch || !k->n || k->sw[k->n - 1] != s) {
+			k->sw[k->n] = s;
+			k->start[k->n++] = i;
+			if (sw_first)
+				sw_first[s + 1] = k->n;
+		}
+		of_lid[c->lids[i]] = k->n - 1;
+	}
+	k->start[k->n] = c->num_cas;
+	for (uint32_t s = 0; sw_first && s < c->f->num_switches; s++)
+		if (sw_first[s + 1] < sw_first[s])	/* none here */
+			sw_first[s + 1] = sw_first[s];
+	return 0;
+}
+
+/*
+ * The units the layers are given to (vllayers.h): both ways, pairs of
+ * CA LIDs up to VF_LAYERS_FINE of them, else pairs of switches; one way,
+ * routes (source switch, CA LID).
+ */
 static int setup(struct ly_ctx *c)
 {
 	const struct vf_fabric *f = c->f;
 	struct vf_layers *l = c->l;
+	bool src_by_switch;
 	size_t pairs;
 	int rc = vf_walk_init(&c->w, f, c->t);
 
 	if (rc)
 		return rc;
 	c->path = zalloc(f->num_switches + 1u, sizeof(*c->path));
-	l->lid_cls = zalloc(f->max_lid + 1u, sizeof(*l->lid_cls));
-	l->sw_cls = zalloc(f->num_switches + 1u, sizeof(*l->sw_cls));
-	if (!c->path || !l->lid_cls || !l->sw_cls)
+	l->src_cls = zalloc(f->max_lid + 1u, sizeof(*l->src_cls));
+	l->dst_cls = zalloc(f->max_lid + 1u, sizeof(*l->dst_cls));
+	l->sw_src = zalloc(f->num_switches + 1u, sizeof(*l->sw_src));
+	if (!c->path || !l->src_cls || !l->dst_cls || !l->sw_src)
 		return -ENOMEM;
 	rc = index_cas(c);	/* uses path, zeroed, as scratch */
 	if (rc)
 		return rc;
-	/* the pair table and the order of the pairs (order_pairs) */
-	pairs = (size_t)l->ncls * l->ncls;
-	if (pairs * (1 + sizeof(uint32_t)) > VF_LAYERS_MEM)
+	l->dst_by_switch = l->both_ways &&
+			   (uint64_t)c->num_cas * c->num_cas > VF_LAYERS_FINE;
+	src_by_switch = l->dst_by_switch || !l->both_ways;
+	rc = make_classes(c, src_by_switch, &c->src, l->src_cls, l->sw_src);
+	if (!rc)
+		rc = make_classes(c, l->dst_by_switch, &c->dst, l->dst_cls,
+				  NULL);
+	if (rc)
+		return rc;
+	l->nsrc = c->src.n;
+	l->ndst = c->dst.n;
+	/* the pair table and the pairs' lengths */
+	pairs = (size_t)l->nsrc * l->ndst;
+	if (pairs * 2 > VF_LAYERS_MEM)
 		return -E2BIG;
 	l->pair = zalloc(pairs, 1);
-	return l->pair ? 0 : -ENOMEM;
+	c->len = zalloc(pairs, 1);
+	return l->pair && c->len ? 0 : -ENOMEM;
 }
 
 static void ctx_free(struct ly_ctx *c)
@@ -113,9 +156,13 @@ static void ctx_free(struct ly_ctx *c)
 	for (unsigned i = 0; i < c->graphs; i++)
 		vf_depgraph_free(&c->g[i]);
 	vf_walk_free(&c->w);
-	free(c->cls_sw);
-	free(c->cls_start);
+	free(c->src.sw);
+	free(c->src.start);
+	free(c->dst.sw);
+	free(c->dst.start);
 	free(c->lids);
+	free(c->lid_sw);
+	free(c->len);
 	free(c->path);
 }
 
@@ -174,10 +221,11 @@ static int add_route(struct vf_depgraph *g, const uint32_t *path, int n)
 }
 
 /*
- * The routes of the traffic from class x to class y (and back, both
- * ways), each walked into path: into g, or, with g NULL, the longest
- * one's length added up over the directions.  -ELOOP when a route goes
- * round or closes a cycle in g.
+ * The routes from the CAs of source class x to the LIDs of destination
+ * class y (and, both ways, the classes being alike, from y's to x's),
+ * each walked into path: into g, or, with g NULL, the longest one's
+ * length added up over the directions.  -ELOOP when a route goes round
+ * or closes a cycle in g.
  */
 static int pair_routes(struct ly_ctx *c, uint32_t x, uint32_t y,
 		       struct vf_depgraph *g)
@@ -185,12 +233,13 @@ static int pair_routes(struct ly_ctx *c, uint32_t x, uint32_t y,
 	int total = 0;
 
 	for (int way = 0; way < (c->l->both_ways ? 2 : 1); way++) {
-		uint32_t from = way ? y : x, to = way ? x : y;
-		uint32_t from_sw = c->cls_sw[from], to_sw = c->cls_sw[to];
+		uint32_t from_sw = way ? c->dst.sw[y] : c->src.sw[x];
+		uint32_t to = way ? x : y, to_sw = way ? c->src.sw[x] :
+							 c->dst.sw[y];
+		const struct ly_classes *k = way ? &c->src : &c->dst;
 		int longest = 0;
 
-		for (uint32_t i = c->cls_start[to]; i < c->cls_start[to + 1];
-		     i++) {
+		for (uint32_t i = k->start[to]; i < k->start[to + 1]; i++) {
 			int n = route_of(c, from_sw, c->lids[i], to_sw, c->path);
 			int rc;
 
@@ -210,9 +259,8 @@ static int pair_routes(struct ly_ctx *c, uint32_t x, uint32_t y,
 }
 
 /*
- * Put the routes between classes x and y into the first of the max
- * layers where they close no cycle: that layer, max when none has room,
- * or -ENOMEM.
+ * Put the routes of the pair x, y into the first of the max layers where
+ * they close no cycle: that layer, max when none has room, or -ENOMEM.
  */
 static int fit(struct ly_ctx *c, uint32_t x, uint32_t y, unsigned max)
 {
@@ -236,29 +284,24 @@ static int fit(struct ly_ctx *c, uint32_t x, uint32_t y, unsigned max)
 	return (int)max;
 }
 
-/* The pairs to layer: both ways, x < y; one way, every x != y. */
+/* The pairs to layer: both ways, x < y; one way, every pair. */
 static bool takes(const struct ly_ctx *c, uint32_t x, uint32_t y)
 {
-	return (c->l->both_ways ? x < y : x != y) &&
-	       c->cls_sw[x] != c->cls_sw[y];	/* else no link between */
+	return (!c->l->both_ways || x < y) &&
+	       c->src.sw[x] != c->dst.sw[y];	/* else no link between */
 }
 
 /*
- * The pairs of classes to layer, longest routes first (first fit
- * decreasing: on tori, dragonflies and random graphs it needed fewer
- * layers than destination by destination or random orders): a counting
- * sort by route length, the lengths kept for a moment in the pair table.
- * *count of them into *order (x * ncls + y).
+ * Each pair's length (its longest routes, added up both ways) into
+ * len[], and how many pairs have each; -ELOOP when a route goes round.
  */
-static int order_pairs(struct ly_ctx *c, uint32_t **order, size_t *count)
+static int measure_pairs(struct ly_ctx *c, size_t *by_len)
 {
-	struct vf_layers *l = c->l;
-	size_t by_len[256] = { 0 }, n = 0;
-	uint32_t *out;
+	const struct vf_layers *l = c->l;
 
-	for (uint32_t y = 0; y < l->ncls; y++)	/* destination by destination */
-		for (uint32_t x = 0; x < l->ncls; x++) {
-			uint8_t *slot = &l->pair[(size_t)x * l->ncls + y];
+	for (uint32_t y = 0; y < l->ndst; y++)
+		for (uint32_t x = 0; x < l->nsrc; x++) {
+			uint8_t *slot = &c->len[(size_t)y * l->nsrc + x];
 			int len;
 
 			if (!takes(c, x, y))
@@ -268,55 +311,47 @@ static int order_pairs(struct ly_ctx *c, uint32_t **order, size_t *count)
 				return -ELOOP;
 			*slot = (uint8_t)(len > 254 ? 255 : len + 1);
 			by_len[*slot]++;
-			n++;
 		}
-	out = malloc((n ? n : 1) * sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	for (size_t k = 256, at = 0; k-- > 0;) {	/* longest first */
-		size_t run = by_len[k];
-
-		by_len[k] = at;
-		at += run;
-	}
-	for (uint32_t y = 0; y < l->ncls; y++)
-		for (uint32_t x = 0; x < l->ncls; x++) {
-			uint8_t *slot = &l->pair[(size_t)x * l->ncls + y];
-
-			if (*slot)
-				out[by_len[*slot]++] = x * l->ncls + y;
-			*slot = 0;
-		}
-	*order = out;
-	*count = n;
 	return 0;
 }
 
+/*
+ * First fit decreasing: the pairs with the longest routes first (on tori,
+ * dragonflies and random graphs it needed fewer layers than destination
+ * by destination or random orders), and among equal ones destination by
+ * destination.
+ */
 static int layer_pairs(struct ly_ctx *c, unsigned max)
 {
 	struct vf_layers *l = c->l;
-	uint32_t *order = NULL;
-	size_t count = 0;
-	int rc = order_pairs(c, &order, &count);
+	size_t by_len[256] = { 0 };
+	int rc = measure_pairs(c, by_len);
 
-	for (size_t i = 0; !rc && i < count; i++) {
-		uint32_t x = order[i] / l->ncls, y = order[i] % l->ncls;
-		int at = fit(c, x, y, max);
+	for (unsigned k = 255; !rc && k > 0; k--) {
+		for (uint32_t y = 0; !rc && by_len[k] && y < l->ndst; y++)
+			for (uint32_t x = 0; !rc && x < l->nsrc; x++) {
+				int at;
 
-		if (at < 0) {
-			rc = at;
-		} else if ((unsigned)at == max) {
-			l->num = max + 1;
-			rc = -ERANGE;
-		} else {
-			if ((unsigned)at + 1 > l->num)
-				l->num = (unsigned)at + 1;
-			l->pair[(size_t)x * l->ncls + y] = (uint8_t)at;
-			if (l->both_ways)
-				l->pair[(size_t)y * l->ncls + x] = (uint8_t)at;
-		}
+				if (c->len[(size_t)y * l->nsrc + x] != k)
+					continue;
+				by_len[k]--;
+				at = fit(c, x, y, max);
+				if (at < 0) {
+					rc = at;
+				} else if ((unsigned)at == max) {
+					l->num = max + 1;
+					rc = -ERANGE;
+				} else {
+					if ((unsigned)at + 1 > l->num)
+						l->num = (unsigned)at + 1;
+					l->pair[(size_t)x * l->ndst + y] =
+						(uint8_t)at;
+					if (l->both_ways)
+						l->pair[(size_t)y * l->ndst + x] =
+							(uint8_t)at;
+				}
+			}
 	}
-	free(order);
 	return rc;
 }
 
@@ -347,10 +382,18 @@ int vf_layers_build(const struct vf_fabric *f, const struct vf_lfts *t,
 void vf_layers_free(struct vf_layers *l)
 {
 	free(l->pair);
-	free(l->lid_cls);
-	free(l->sw_cls);
+	free(l->src_cls);
+	free(l->dst_cls);
+	free(l->sw_src);
 	memset(l, 0, sizeof(*l));
 	l->num = 1;
+}
+
+const char *vf_layers_unit(const struct vf_layers *l)
+{
+	if (!l->both_ways)
+		return "route (switch to host LID)";
+	return l->dst_by_switch ? "pair of switches" : "pair of hosts";
 }
 
 uint16_t vf_layers_from_switch(const struct vf_layers *l, uint32_t s,
@@ -361,14 +404,13 @@ uint16_t vf_layers_from_switch(const struct vf_layers *l, uint32_t s,
 
 	if (!l->pair || s >= l->nsw || lid > l->max_lid)
 		return 1;
-	y = l->lid_cls[lid];
+	y = l->dst_cls[lid];
 	if (y == VF_NONE)
 		return 1;
-	for (uint32_t x = l->sw_cls[s]; x < l->sw_cls[s + 1]; x++)
-		mask |= (uint16_t)(1u << l->pair[(size_t)x * l->ncls + y]);
+	for (uint32_t x = l->sw_src[s]; x < l->sw_src[s + 1]; x++)
+		mask |= (uint16_t)(1u << l->pair[(size_t)x * l->ndst + y]);
 	return mask ? mask : 1;
 }
-
 static uint16_t layer_sls(const void *ctx, uint32_t s, unsigned lid)
 {
 	return vf_layers_from_switch(ctx, s, lid);

@@ -123,9 +123,10 @@ def one_way(sl_file):
 
 
 def layer_unit(sl_file):
-    """'hosts' or 'switches': the pairs --sl-out gave layers to."""
+    """What --sl-out gave layers to: 'pair of hosts', 'pair of switches'
+    or 'route' (one way)."""
     with open(sl_file) as fh:
-        m = re.search(r"by pair of (\w+)", fh.readline())
+        m = re.search(r"by (pair of \w+|route)", fh.readline())
     return m.group(1) if m else None
 
 
@@ -201,10 +202,13 @@ def check(tap, work, label, fab, engine="shortestpath", vls=MAX_LAYERS):
     tap.ok(used == set(range(layers)) and layers <= vls,
            f"{label} ({engine}): the SL file uses SLs 0-{layers - 1}, "
            f"the {layers} layers reported", f"SLs used {sorted(used)}")
+    # both ways by pair of hosts, or of switches past VF_LAYERS_FINE;
+    # one way by route
     hosts = len(fab.hcas())
-    unit = "switches" if hosts * hosts > FINE_PAIRS else "hosts"
+    unit = ("route" if one_way(sl_file) else "pair of switches"
+            if hosts * hosts > FINE_PAIRS else "pair of hosts")
     tap.ok(layer_unit(sl_file) == unit,
-           f"{label} ({engine}): {hosts} hosts, layered by pair of {unit}",
+           f"{label} ({engine}): {hosts} hosts, layered by {unit}",
            f"the SL file says {layer_unit(sl_file)}")
     if one_way(sl_file):
         tap.ok("one way they need" in res.stderr and

@@ -29,14 +29,14 @@ static int write_sls(const char *path, const struct vf_layers *l)
 
 	if (!out)
 		return -errno;
-	fprintf(out, "# vfabric --vl-layers: %u layers %s, by pair of %s; the "
+	fprintf(out, "# vfabric --vl-layers: %u layers %s, by %s; the "
 		"SL of the data from one host LID to another (SL n on VL n);\n"
 		"# not listed: SL 0\n"
 		"# slid dlid sl\n", l->num,
 		l->both_ways ? "both ways" : "one way",
-		l->by_switch ? "switches" : "hosts");
+		vf_layers_unit(l));
 	for (unsigned a = 0; l->pair && a <= l->max_lid; a++)
-		for (unsigned b = 0; l->lid_cls[a] != VF_NONE &&
+		for (unsigned b = 0; l->src_cls[a] != VF_NONE &&
 				     b <= l->max_lid; b++) {
 			unsigned sl = vf_layer_of(l, a, b);
 
@@ -75,14 +75,14 @@ int vf_cli_layers(const struct vf_fabric *f, const struct vf_lfts *t,
 	else if (rc == -ELOOP)
 		fprintf(stderr, "vfabric: --vl-layers: a route loops between switches; no layering makes it deliver\n");
 	else if (rc == -E2BIG)
-		fprintf(stderr, "vfabric: --vl-layers: %u host classes squared is more than the pair table's %u MiB\n",
-			l->ncls, VF_LAYERS_MEM >> 20);
+		fprintf(stderr, "vfabric: --vl-layers: %u sources by %u destinations is more than the pair table's %u MiB\n",
+			l->nsrc, l->ndst, VF_LAYERS_MEM >> 20);
 	else if (rc)
 		fprintf(stderr, "vfabric: --vl-layers: %s\n", strerror(-rc));
 	else if (!quiet)
-		fprintf(stderr, "vl layers: %u %s, by pair of %s (SL n on VL n) in %.2f ms\n",
+		fprintf(stderr, "vl layers: %u %s, by %s (SL n on VL n) in %.2f ms\n",
 			l->num, l->both_ways ? "both ways" : "one way",
-			l->by_switch ? "switches" : "hosts",
+			vf_layers_unit(l),
 			(t1.tv_sec - t0.tv_sec) * 1e3 +
 			(t1.tv_nsec - t0.tv_nsec) / 1e6);
 	vf_progress_release();
