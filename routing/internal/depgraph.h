@@ -32,7 +32,7 @@ struct vf_depgraph {
 	uint32_t *stack;
 	/* add_acyclic: ord[node] its place in a topological order, at[place]
 	 * the node there; found[] the nodes one insertion moves */
-	uint32_t *ord, *at, *found;
+	uint32_t *ord, *at, *found, *scratch;
 	/* edges refused while only kept edges were in (they close a cycle
 	 * with those, for good): a set as slot[], NULL until the first */
 	uint32_t kept;		/* edges before this one stay */
