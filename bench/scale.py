@@ -97,7 +97,7 @@ def run(args, net, label, engine, options, matrices):
             "event_plugin_options check_routes=off loop_fallback=off "
             "vl_layers=off "
             + options, f"log_flags {'0x47' if matrices else '0x07'}",
-            "sweep_interval 0"]
+            "sweep_interval 0"] + args.osm_conf
     res = {"label": label, "engine": engine}
     with vfsim.Sim(net, f"scale-{engine}") as sim:
         sim.start_ibsim(timeout=600)
@@ -157,6 +157,9 @@ def main():
                     "at random (e.g. 0.01)")
     ap.add_argument("--seed", type=int, default=1,
                     help="seed of the removed cables (default 1)")
+    ap.add_argument("--osm-conf", action="append", default=[],
+                    help="an OpenSM option line for every run (e.g. "
+                    "'qos TRUE', which dfsssp's SL2VL tables need)")
     ap.add_argument("--net", help="an ibsim net file to route instead of "
                     "the generated tree (--k and --missing then unused)")
     ap.add_argument("--ref", default="ftree",
