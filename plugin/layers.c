@@ -83,10 +83,19 @@ static unsigned vls_available(osm_subn_t *subn)
 	return least;
 }
 
-static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
-		       unsigned max, unsigned avail, unsigned asked)
+static void refuse_why(const struct vf_engine *e, int rc,
+		       const struct vf_layers *l, unsigned max, unsigned avail,
+		       unsigned asked)
 {
-	if (rc == -ERANGE && need > VF_LAYERS_MAX)
+	unsigned need = l->num;
+
+	if (rc == -E2BIG)
+		vf_log(VF_LOG_ERROR,
+		       "ERR VF0128: %s: the routes cannot be split into VL layers: %s%u sources by %u destinations is more than the pair table's %u MiB",
+		       e->name, l->both_ways ? "" :
+		       "both ways they need more than the VLs allow, and one way ",
+		       l->nsrc, l->ndst, VF_LAYERS_MEM >> 20);
+	else if (rc == -ERANGE && need > VF_LAYERS_MAX)
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0127: %s: the routes' credit loops need more than %u VL layers; %u VLs available (vl_layers=%u)",
 		       e->name, VF_LAYERS_MAX, avail, asked);
@@ -98,7 +107,6 @@ static void refuse_why(const struct vf_engine *e, int rc, unsigned need,
 		vf_log(VF_LOG_ERROR,
 		       "ERR VF0128: %s: the routes cannot be split into VL layers (%s)",
 		       e->name, rc == -ELOOP ? "a route loops" :
-		       rc == -E2BIG ? "too many hosts for the pair table" :
 		       strerror(-rc));
 }
 
@@ -199,7 +207,7 @@ int vf_layers_apply(struct vf_plugin *p, struct vf_engine_ctx *ec,
 		rc = vf_layers_build(f, t, max, false, &y->l);
 	}
 	if (rc) {
-		refuse_why(e, rc, y->l.num, max, avail, p->opts.vl_layers);
+		refuse_why(e, rc, &y->l, max, avail, p->opts.vl_layers);
 		vf_layers_clear(p);
 		return -1;
 	}

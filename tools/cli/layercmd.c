@@ -75,7 +75,8 @@ int vf_cli_layers(const struct vf_fabric *f, const struct vf_lfts *t,
 	else if (rc == -ELOOP)
 		fprintf(stderr, "vfabric: --vl-layers: a route loops between switches; no layering makes it deliver\n");
 	else if (rc == -E2BIG)
-		fprintf(stderr, "vfabric: --vl-layers: %u sources by %u destinations is more than the pair table's %u MiB\n",
+		fprintf(stderr, "vfabric: --vl-layers: %s%u sources by %u destinations is more than the pair table's %u MiB\n",
+			l->both_ways ? "" : "both ways the routes need more than the layers allowed, and one way ",
 			l->nsrc, l->ndst, VF_LAYERS_MEM >> 20);
 	else if (rc)
 		fprintf(stderr, "vfabric: --vl-layers: %s\n", strerror(-rc));
