@@ -407,9 +407,11 @@ uint16_t vf_layers_from_switch(const struct vf_layers *l, uint32_t s,
 	y = l->dst_cls[lid];
 	if (y == VF_NONE)
 		return 1;
+	/* none when no CA LID enters at s (a CA port without a LID sends
+	 * nothing): what was layered, so what the check must walk */
 	for (uint32_t x = l->sw_src[s]; x < l->sw_src[s + 1]; x++)
 		mask |= (uint16_t)(1u << l->pair[(size_t)x * l->ndst + y]);
-	return mask ? mask : 1;
+	return mask;
 }
 static uint16_t layer_sls(const void *ctx, uint32_t s, unsigned lid)
 {

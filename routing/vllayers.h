@@ -92,7 +92,8 @@ const char *vf_layers_unit(const struct vf_layers *l);
 
 /*
  * The layers (bit n: layer n) of the traffic from the CAs at switch s to
- * lid: what the per-VL check needs (vlcheck.h).
+ * lid: what the per-VL check needs (vlcheck.h).  Layer 0 alone when there
+ * are no layers or lid is not a CA LID; none when no CA LID enters at s.
  */
 uint16_t vf_layers_from_switch(const struct vf_layers *l, uint32_t s,
 			       unsigned lid);

@@ -169,9 +169,72 @@ static void test_layers(void)
 	vf_fabric_destroy(f);
 }
 
+/*
+ * A ring of 4 switches routed clockwise, a host on each, the fourth's
+ * port without a LID (not yet given one, say): it sends nothing, so the
+ * check must not walk routes from its switch, which the layering never
+ * saw (an audit: such routes on VL 0 could make the plugin's own check
+ * refuse its layers).
+ */
+static void test_lidless_host(void)
+{
+	struct vf_fabric *f = vf_fabric_create();
+	struct vf_lfts t = { 0 };
+	struct vf_layers l;
+	struct vf_vl_model m;
+	struct vf_vl_report r;
+	char name[8];
+	uint32_t host[4];
+
+	for (unsigned s = 0; s < 4; s++) {
+		snprintf(name, sizeof(name), "S%u", s);
+		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x100 + s, 0, 3, name,
+				   NULL);
+	}
+	for (unsigned s = 0; s < 4; s++) {
+		vf_fabric_link(f, vf_fabric_port(f, s, 1),
+			       vf_fabric_port(f, (s + 1) % 4, 2));
+		snprintf(name, sizeof(name), "H%u", s);
+		host[s] = vf_fabric_add_node(f, VF_NODE_CA, 0x200 + s, 0, 1,
+					     name, NULL);
+		vf_fabric_link(f, vf_fabric_port(f, s, 3),
+			       vf_fabric_port(f, host[s], 1));
+	}
+	vf_fabric_assign_lids(f, 0);
+	f->ports[vf_fabric_port(f, host[3], 1)].base_lid = 0;
+	vf_fabric_finalize(f);
+	vf_lfts_init(&t, 4, f->max_lid);
+	for (unsigned s = 0; s < 4; s++)
+		for (unsigned lid = 1; lid <= f->max_lid; lid++) {
+			uint32_t owner = vf_fabric_lid_node(f, lid);
+			unsigned at = vf_is_switch(&f->nodes[owner]) ?
+				      f->nodes[owner].sw : owner - host[0];
+
+			vf_lft_row(&t, s)[lid] = at == s ?
+				(vf_is_switch(&f->nodes[owner]) ? 0 : 3) : 1;
+		}
+	EQ_U(vf_layers_build(f, &t, 8, true, &l), 0,
+	     "the ring of 4 with a LID-less host layered");
+	OK(l.num == 2, "in 2 layers");
+	OK(vf_layers_from_switch(&l, 3, vf_node_port(f, &f->nodes[host[0]],
+						     1)->base_lid) == 0,
+	   "no traffic from the LID-less host's switch");
+	OK(vf_layers_from_switch(&l, 0, vf_node_port(f, &f->nodes[host[1]],
+						     1)->base_lid) != 0,
+	   "traffic from a host's switch");
+	vf_layers_vl_model(&l, &m);
+	EQ_U(vf_vl_check(f, &t, &m, &r), 0, "checked per VL");
+	OK(!r.credit_loop, "no cycle per VL: the routes from S3 are not "
+	   "walked");
+	vf_layers_free(&l);
+	vf_lfts_free(&t);
+	vf_fabric_destroy(f);
+}
+
 int main(void)
 {
 	test_vl_check();
 	test_layers();
+	test_lidless_host();
 	return tap_done();
 }
