@@ -20,21 +20,25 @@
 #include "routing/vllayers.h"
 #include "tests/unit/taptest.h"
 
-static struct vf_fabric *ring(struct vf_lfts *t)
+/*
+ * A ring of n switches routed clockwise, a host on each (nodes n..2n-1);
+ * with lidless, the last host's port has no LID.
+ */
+static struct vf_fabric *ring(struct vf_lfts *t, unsigned n, bool lidless)
 {
 	struct vf_fabric *f = vf_fabric_create();
 	char name[8];
 
-	for (unsigned s = 0; s < 3; s++) {
+	for (unsigned s = 0; s < n; s++) {
 		snprintf(name, sizeof(name), "S%u", s);
 		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x100 + s, 0, 3, name,
 				   NULL);
 	}
-	for (unsigned s = 0; s < 3; s++) {
+	for (unsigned s = 0; s < n; s++) {
 		uint32_t h;
 
 		vf_fabric_link(f, vf_fabric_port(f, s, 1),
-			       vf_fabric_port(f, (s + 1) % 3, 2));
+			       vf_fabric_port(f, (s + 1) % n, 2));
 		snprintf(name, sizeof(name), "H%u", s);
 		h = vf_fabric_add_node(f, VF_NODE_CA, 0x200 + s, 0, 1, name,
 				       NULL);
@@ -46,15 +50,17 @@ static struct vf_fabric *ring(struct vf_lfts *t)
 		f->ports[p].speed = VF_SPEED_QDR;
 	}
 	vf_fabric_assign_lids(f, 0);
+	if (lidless)
+		f->ports[vf_fabric_port(f, 2 * n - 1, 1)].base_lid = 0;
 	vf_fabric_finalize(f);
-	vf_lfts_init(t, 3, f->max_lid);
+	vf_lfts_init(t, n, f->max_lid);
 	/* clockwise to everything; port 3 to the own host, 0 to oneself */
-	for (unsigned s = 0; s < 3; s++)
+	for (unsigned s = 0; s < n; s++)
 		for (unsigned lid = 1; lid <= f->max_lid; lid++) {
 			uint32_t owner = vf_fabric_lid_node(f, lid);
 			unsigned at = vf_is_switch(&f->nodes[owner]) ?
 				      f->nodes[owner].sw :
-				      (unsigned)(owner - 3);
+				      (unsigned)(owner - n);
 
 			vf_lft_row(t, s)[lid] = at == s ?
 				(vf_is_switch(&f->nodes[owner]) ? 0 : 3) : 1;
@@ -105,7 +111,7 @@ static uint8_t to_vl15(const void *ctx, uint32_t s, uint8_t in, uint8_t out,
 static void test_vl_check(void)
 {
 	struct vf_lfts t = { 0 };
-	struct vf_fabric *f = ring(&t);
+	struct vf_fabric *f = ring(&t, 3, false);
 	struct vf_vl_model m = { sl0, one_vl, NULL };
 	struct vf_vl_report r;
 	struct vf_route_report rr;
@@ -138,7 +144,7 @@ static void test_vl_check(void)
 static void test_layers(void)
 {
 	struct vf_lfts t = { 0 };
-	struct vf_fabric *f = ring(&t);
+	struct vf_fabric *f = ring(&t, 3, false);
 	struct vf_layers l;
 	struct vf_vl_model m;
 	struct vf_vl_report r;
@@ -178,48 +184,19 @@ static void test_layers(void)
  */
 static void test_lidless_host(void)
 {
-	struct vf_fabric *f = vf_fabric_create();
 	struct vf_lfts t = { 0 };
+	struct vf_fabric *f = ring(&t, 4, true);
 	struct vf_layers l;
 	struct vf_vl_model m;
 	struct vf_vl_report r;
-	char name[8];
-	uint32_t host[4];
 
-	for (unsigned s = 0; s < 4; s++) {
-		snprintf(name, sizeof(name), "S%u", s);
-		vf_fabric_add_node(f, VF_NODE_SWITCH, 0x100 + s, 0, 3, name,
-				   NULL);
-	}
-	for (unsigned s = 0; s < 4; s++) {
-		vf_fabric_link(f, vf_fabric_port(f, s, 1),
-			       vf_fabric_port(f, (s + 1) % 4, 2));
-		snprintf(name, sizeof(name), "H%u", s);
-		host[s] = vf_fabric_add_node(f, VF_NODE_CA, 0x200 + s, 0, 1,
-					     name, NULL);
-		vf_fabric_link(f, vf_fabric_port(f, s, 3),
-			       vf_fabric_port(f, host[s], 1));
-	}
-	vf_fabric_assign_lids(f, 0);
-	f->ports[vf_fabric_port(f, host[3], 1)].base_lid = 0;
-	vf_fabric_finalize(f);
-	vf_lfts_init(&t, 4, f->max_lid);
-	for (unsigned s = 0; s < 4; s++)
-		for (unsigned lid = 1; lid <= f->max_lid; lid++) {
-			uint32_t owner = vf_fabric_lid_node(f, lid);
-			unsigned at = vf_is_switch(&f->nodes[owner]) ?
-				      f->nodes[owner].sw : owner - host[0];
-
-			vf_lft_row(&t, s)[lid] = at == s ?
-				(vf_is_switch(&f->nodes[owner]) ? 0 : 3) : 1;
-		}
 	EQ_U(vf_layers_build(f, &t, 8, true, &l), 0,
 	     "the ring of 4 with a LID-less host layered");
 	OK(l.num == 2, "in 2 layers");
-	OK(vf_layers_from_switch(&l, 3, vf_node_port(f, &f->nodes[host[0]],
+	OK(vf_layers_from_switch(&l, 3, vf_node_port(f, &f->nodes[4],
 						     1)->base_lid) == 0,
 	   "no traffic from the LID-less host's switch");
-	OK(vf_layers_from_switch(&l, 0, vf_node_port(f, &f->nodes[host[1]],
+	OK(vf_layers_from_switch(&l, 0, vf_node_port(f, &f->nodes[5],
 						     1)->base_lid) != 0,
 	   "traffic from a host's switch");
 	vf_layers_vl_model(&l, &m);
