@@ -288,6 +288,21 @@ unsigned vf_qos_check(const struct vf_config *c, struct vf_diag *d)
 	return d->errors - before;
 }
 
+void vf_qos_vlarb_add(struct vf_qos_port *t, uint8_t vl, unsigned units,
+		      bool high, unsigned high_cap)
+{
+	if (units)
+		t->low[t->num_low++] = (struct vf_vlarb_entry){
+			vl, (uint8_t)(units * VF_QOS_WEIGHT_PER_UNIT) };
+	if (!high)
+		return;
+	if (t->num_high >= high_cap)
+		t->high_dropped++;
+	else
+		t->high[t->num_high++] = (struct vf_vlarb_entry){
+			vl, VF_QOS_HIGH_WEIGHT };
+}
+
 void vf_qos_port_tables(const struct vf_qos_prog *q, unsigned vls,
 			unsigned low_cap, unsigned high_cap,
 			struct vf_qos_port *t)
@@ -315,20 +330,8 @@ void vf_qos_port_tables(const struct vf_qos_prog *q, unsigned vls,
 		units[vl] += c->bandwidth / VF_QOS_UNIT;
 		high[vl] |= c->high_priority;
 	}
-	for (unsigned vl = 0; vl < vls; vl++) {
-		if (units[vl])
-			t->low[t->num_low++] = (struct vf_vlarb_entry){
-				(uint8_t)vl,
-				(uint8_t)(units[vl] * VF_QOS_WEIGHT_PER_UNIT) };
-		if (!high[vl])
-			continue;
-		if (t->num_high >= high_cap) {
-			t->high_dropped++;
-			continue;
-		}
-		t->high[t->num_high++] = (struct vf_vlarb_entry){
-			(uint8_t)vl, VF_QOS_HIGH_WEIGHT };
-	}
+	for (unsigned vl = 0; vl < vls; vl++)
+		vf_qos_vlarb_add(t, (uint8_t)vl, units[vl], high[vl], high_cap);
 	t->high_limit = (uint8_t)t->num_high;
 }
 

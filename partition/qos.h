@@ -120,6 +120,14 @@ void vf_qos_port_tables(const struct vf_qos_prog *q, unsigned vls,
 			unsigned low_cap, unsigned high_cap,
 			struct vf_qos_port *t);
 
+/*
+ * Append VL vl's VLArb entries to t: in the low table with the weight of
+ * `units` bandwidth units (none when 0), and in the high table when
+ * high, while high_cap allows (else counted in high_dropped).
+ */
+void vf_qos_vlarb_add(struct vf_qos_port *t, uint8_t vl, unsigned units,
+		      bool high, unsigned high_cap);
+
 /* One line for the log: classes with SL, VL, share and weight. */
 void vf_qos_summary(const struct vf_qos_prog *q, char *buf, size_t size);
 

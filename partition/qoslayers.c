@@ -76,22 +76,9 @@ void vf_qos_layered_tables(const struct vf_qos_prog *q,
 		high[y->group[k]] |= q->cls[k].high_priority;
 	}
 	for (unsigned g = 0; g < y->groups; g++)
-		for (unsigned l = 0; l < y->layers; l++) {
-			uint8_t vl = (uint8_t)(g * y->layers + l);
-
-			if (units[g])
-				t->low[t->num_low++] = (struct vf_vlarb_entry){
-					vl, (uint8_t)(units[g] *
-						      VF_QOS_WEIGHT_PER_UNIT) };
-			if (!high[g])
-				continue;
-			if (t->num_high >= high_cap) {
-				t->high_dropped++;
-				continue;
-			}
-			t->high[t->num_high++] = (struct vf_vlarb_entry){
-				vl, VF_QOS_HIGH_WEIGHT };
-		}
+		for (unsigned l = 0; l < y->layers; l++)
+			vf_qos_vlarb_add(t, (uint8_t)(g * y->layers + l),
+					 units[g], high[g], high_cap);
 	t->high_limit = (uint8_t)t->num_high;
 }
 
