@@ -1564,15 +1564,19 @@ static bool route_edge(struct ft_ctx *c, struct vf_lfts *t, uint32_t e)
 	}
 	if (c->flow_model) {
 		prepare_flow(c);
-		bool follow = c->seeded && c->num_dests <= c->follow_dests;
+		/* seeded: the first by the model, the others follow it (an
+		 * edge switch whose hosts have no LID has none to route) */
+		unsigned by_model = c->seeded && c->num_dests > 1 &&
+				    c->num_dests <= c->follow_dests ?
+				    1 : c->num_dests;
 
-		for (unsigned d = 0; d < (follow ? 1 : c->num_dests); d++) {
+		for (unsigned d = 0; d < by_model; d++) {
 			c->column = c->entries + (size_t)d * c->nsw;
 			route_dest_by_flow(c, t, &c->dests[d]);
 			clear_vias(c);
 		}
 		c->column = NULL;
-		if (follow && c->num_dests > 1)
+		if (by_model < c->num_dests)
 			follow_seed(c);
 		write_columns(c, t);
 	}
