@@ -120,10 +120,7 @@ struct ft_ctx {
 	uint32_t *first_port;	/* [nsw] the switch's port-0 index */
 	uint32_t *seed_idx;	/* [nsw] candidate the seed took (follow_seed()) */
 	uint64_t *forced;	/* [nsw] see forced_maxima(); 0 off the tree */
-	uint64_t *path_most;	/* [nsw] see entries_max(), path_max_kept() */
-	uint64_t *most_epoch;	/* [nsw] path_max_kept(): when path_most was
-				 * taken, by c->epoch */
-	uint64_t epoch;		/* routes added in route_dest_by_flow() */
+	uint64_t *path_most;	/* [nsw] see entries_max() */
 	uint64_t *through;	/* [nsw] the current destination's routes
 				 * through each switch (count_through()) */
 	uint64_t target;	/* search(): the load it aims under */
@@ -1083,35 +1080,6 @@ static uint64_t path_max(const struct ft_ctx *c, uint32_t x, uint64_t add)
 }
 
 /*
- * path_max(c, x, 0), remembered while no route was added (c->epoch): in
- * route_dest_by_flow() every switch of a tier without hosts reads the
- * same few paths below it, a core's for each of its 48 pods say, and
- * walked them again for every candidate (a third of each destination
- * routed again at 27,648 hosts).  The way is walked to the first switch
- * whose value still holds, then the values are filled in back up it.
- */
-static uint64_t path_max_kept(struct ft_ctx *c, uint32_t x)
-{
-	uint32_t n = 0;
-	uint64_t most = 0;
-
-	while (c->via_port[x] != VF_NONE && c->most_epoch[x] != c->epoch) {
-		c->queue[n++] = x;
-		x = c->via_next[x];
-	}
-	if (c->via_port[x] != VF_NONE)
-		most = c->path_most[x];
-	while (n--) {
-		x = c->queue[n];
-		if (c->flow[c->via_port[x]] > most)
-			most = c->flow[c->via_port[x]];
-		c->path_most[x] = most;
-		c->most_epoch[x] = c->epoch;
-	}
-	return most;
-}
-
-/*
  * Add (or take off) one source switch's routes along its decided path,
  * counting the links at or above c->hot (a pass ends when none is left).
  */
@@ -1327,7 +1295,6 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 	bool sticky = c->sticky.row != NULL;
 	uint32_t k = 0;
 
-	c->epoch++;	/* (ways and loads changed since the last call) */
 	while (c->flow_order[k] != VF_NONE)
 		k++;
 	while (k--) {
@@ -1348,7 +1315,7 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			    (link + own == best_cost &&
 			     (!c->tie_by_link || link >= best_link)))
 				continue;
-			cost = path_max_kept(c, cand[idx].next) + own;
+			cost = path_max(c, cand[idx].next, own);
 			if (link + own > cost)
 				cost = link + own;
 			if (cost < best_cost ||
@@ -1367,10 +1334,8 @@ static void route_dest_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 				best = kept;
 		}
 		decide(c, t, dst, s, best);
-		if (own) {
+		if (own)
 			push_path(c, s, (int64_t)own);
-			c->epoch++;
-		}
 	}
 }
 
@@ -2418,7 +2383,6 @@ static void ctx_free(struct ft_ctx *c)
 	free(c->first_port);
 	free(c->forced);
 	free(c->path_most);
-	free(c->most_epoch);
 	free(c->through);
 	free(c->seed_idx);
 	free(c->num_ports);
@@ -2483,7 +2447,6 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	c->hot = UINT64_MAX;
 	c->forced = calloc(n, sizeof(*c->forced));
 	c->path_most = calloc(n, sizeof(*c->path_most));
-	c->most_epoch = calloc(n, sizeof(*c->most_epoch));
 	c->through = calloc(n, sizeof(*c->through));
 	c->seed_idx = calloc(n, sizeof(*c->seed_idx));
 	c->num_ports = malloc(n * sizeof(*c->num_ports));
@@ -2511,7 +2474,7 @@ static int ctx_init(struct ft_ctx *c, const struct vf_fabric *f,
 	    !c->flow || !c->hosts || !c->flow_order || !c->cand_start ||
 	    !c->cand_pool || !c->cand || !c->via_port || !c->via_next ||
 	    !c->first_port || !c->num_ports || !c->seed_idx ||
-	    !c->forced || !c->path_most || !c->most_epoch || !c->through ||
+	    !c->forced || !c->path_most || !c->through ||
 	    !c->port_next ||
 	    !c->down_port ||
 	    !c->up_end || !c->down_end ||
