@@ -1665,7 +1665,6 @@ static void gather_entries(struct ft_ctx *c, const struct vf_lfts *t)
  */
 static int mark_hot(struct ft_ctx *c, const struct vf_lfts *t, uint64_t hot)
 {
-	const struct vf_fabric *f = c->f;
 	uint16_t *lids = malloc(((size_t)t->max_lid + 1) * sizeof(*lids));
 
 	if (!lids)
@@ -1695,9 +1694,8 @@ static int mark_hot(struct ft_ctx *c, const struct vf_lfts *t, uint64_t hot)
 		}
 		for (uint32_t h = c->g.hop_start[s];
 		     h < c->g.hop_start[s + 1] && n; h++) {
-			const struct vf_hop *hop = &c->g.hops[h];
-			const uint8_t *from = vf_lft_row(t, hop->next_sw);
-			uint8_t back = f->ports[f->ports[hop->port].remote].num;
+			const uint8_t *from = vf_lft_row(t, c->hop_next[h]);
+			uint8_t back = c->hop_back[h];
 			unsigned left = 0;
 
 			/* marked ones leave the list */
@@ -2157,12 +2155,7 @@ static void switch_lid_bfs(struct ft_ctx *c, uint32_t x, uint8_t *col,
 	}
 }
 
-/*
- * A block of destination switches at a time, their entries kept by
- * switch first (col[n][x]) and written to the tables row by row: written
- * as found, each entry missed the cache, a fifth of the first pass at
- * 27,648 hosts.  An entry a search does not reach stays as it was.
- */
+/* route_switch_lids()'s switches per block, FT_LID_BLOCK bytes */
 static uint32_t lid_block(const struct ft_ctx *c)
 {
 	uint32_t block = FT_LID_BLOCK / (c->nsw ? c->nsw : 1);
@@ -2172,6 +2165,12 @@ static uint32_t lid_block(const struct ft_ctx *c)
 	return block ? block : 1;
 }
 
+/*
+ * A block of destination switches at a time, their entries kept by
+ * switch first (col[n][x]) and written to the tables row by row: written
+ * as found, each entry missed the cache, a fifth of the first pass at
+ * 27,648 hosts.  An entry a search does not reach stays as it was.
+ */
 static void route_switch_lids(struct ft_ctx *c, struct vf_lfts *t)
 {
 	uint32_t block = lid_block(c);
