@@ -566,7 +566,9 @@ static bool is_degraded(const struct ft_ctx *c)
  * pass (the paths behind every candidate are a few hops); 150 million of
  * those take about a second on a 2 GHz core.
  */
+#ifndef FT_FLOW_WORK_MAX	/* t-fattree-seeded: small, to seed small trees */
 #define FT_FLOW_WORK_MAX 150000000ull
+#endif
 #define FT_FLOW_PASSES 8
 /* gather_block(): rows of the tables read together */
 #define FT_GATHER_ROWS 64
@@ -2316,6 +2318,41 @@ static void route_switch_lids(struct ft_ctx *c, struct vf_lfts *t)
 	}
 }
 
+#ifdef FT_SELF_CHECK
+/*
+ * Tests only (t-fattree-seeded): the flow model's loads must be the loads
+ * of the tables it wrote, or its choices were made on routes that do not
+ * exist (an edge switch whose hosts have no LID once routed the previous
+ * one's first destination again, to no table).  An error says how many
+ * links differ; the model's loads are left as they were.
+ */
+static void check_model(struct ft_ctx *c, struct vf_lfts *t)
+{
+	size_t bytes = c->f->num_ports * sizeof(*c->flow);
+	uint64_t *model = malloc(bytes ? bytes : 1);
+	uint32_t differ = 0;
+
+	if (!model)
+		return;
+	memcpy(model, c->flow, bytes);
+	tables_load(c, t);
+	for (uint32_t p = 0; p < c->f->num_ports; p++)
+		differ += c->port_next[p] != VF_NONE && model[p] != c->flow[p];
+	memcpy(c->flow, model, bytes);
+	free(model);
+	if (differ)
+		vf_log(VF_LOG_ERROR,
+		       "fattree: self-check: the model's load differs from the tables' on %u links",
+		       differ);
+}
+#else
+static void check_model(struct ft_ctx *c, struct vf_lfts *t)
+{
+	(void)c;
+	(void)t;
+}
+#endif
+
 /* One pass over every edge switch, the flow model on or off. */
 static bool first_pass(struct ft_ctx *c, struct vf_lfts *t, bool model,
 		       bool tie_by_link)
@@ -2356,8 +2393,10 @@ static bool route_all(struct ft_ctx *c, struct vf_lfts *t, bool model)
 		return false;
 	if (!model)
 		return true;
+	check_model(c, t);
 	if (improve_by_flow(c, t, budget))
 		return false;
+	check_model(c, t);
 	if (!both)
 		return true;
 	first = tables_load(c, t);
