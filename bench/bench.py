@@ -148,13 +148,17 @@ def log_time(line):
     return t.timestamp() + int(m.group(2)) / 1e6
 
 
-def route_ms(log, engine):
-    """Routing time from the log, or None if the engine did not run."""
+def route_ms(log, engine, ended_by=None):
+    """Routing time from the log, or None if the engine did not run.
+    With ended_by, the window ends when that engine's tables are
+    configured instead (OpenSM's fallback to minhop when `engine`
+    fails: what a user who chose it waits for)."""
     start = end = None
+    last = ended_by or engine
     for line in log.splitlines():
         if f"building routing with '{engine}'" in line and start is None:
             start = log_time(line)
-        elif f"{engine} tables configured on all switches" in line:
+        elif f"{last} tables configured on all switches" in line:
             end = log_time(line)
             break
     if start is None or end is None:
