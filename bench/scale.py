@@ -162,13 +162,17 @@ def main():
     ap.add_argument("--missing", type=float, default=0.0,
                     help="fraction of the cables between switches removed "
                     "at random (e.g. 0.01)")
+    ap.add_argument("--core-missing", type=float, default=0.0,
+                    help="fraction of the aggregation-core cables removed "
+                    "at random (e.g. 0.01; bench.py's offline rows)")
     ap.add_argument("--seed", type=int, default=1,
                     help="seed of the removed cables (default 1)")
     ap.add_argument("--osm-conf", action="append", default=[],
                     help="an OpenSM option line for every run (e.g. "
                     "'qos TRUE', which dfsssp's SL2VL tables need)")
     ap.add_argument("--net", help="an ibsim net file to route instead of "
-                    "the generated tree (--k and --missing then unused)")
+                    "the generated tree (--k, --missing and --core-missing "
+                    "then unused)")
     ap.add_argument("--ref", default="ftree",
                     help="the OpenSM engine the ratios are against "
                     "(default ftree; it must be in --runs)")
@@ -194,6 +198,8 @@ def main():
                                cores=h * h, hosts=h, radix=args.k)
         if args.missing:
             fab.remove_random_links(args.missing, seed=args.seed)
+        if args.core_missing:
+            bench.core_cut(fab, args.core_missing, args.seed)
         work = vfsim.tempfile.mkdtemp(prefix="vfabric-scale-")
         net = os.path.join(work, f"fattree3-k{args.k}.net")
         fab.write(net)
@@ -202,6 +208,9 @@ def main():
         if args.missing:
             name += (f", {args.missing:.0%} of cables missing (seed "
                      f"{args.seed})")
+        if args.core_missing:
+            name += (f", {args.core_missing:.0%} of core cables missing "
+                     f"(seed {args.seed})")
     runs = [r.partition(":")[::2] for r in args.runs.split(",")]
     if args.matrices:
         runs.append(("minhop", ""))
