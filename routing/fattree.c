@@ -1093,6 +1093,15 @@ static uint64_t path_max(const struct ft_ctx *c, uint32_t x, uint64_t add)
 	return most + add;
 }
 
+/* s has a link at or above c->hot: in hot_sw[], once. */
+static void list_hot_switch(struct ft_ctx *c, uint32_t s)
+{
+	if (!c->in_hot_sw[s]) {
+		c->in_hot_sw[s] = true;
+		c->hot_sw[c->num_hot_sw++] = s;
+	}
+}
+
 /*
  * s's link toward the current destination changed load (`was`: it was at
  * or above c->hot before): count it, and list s among the switches with a
@@ -1104,10 +1113,8 @@ static void heat(struct ft_ctx *c, uint32_t s, int was)
 	int now = c->flow[c->via_port[s]] >= c->hot;
 
 	c->num_hot += now - was;
-	if (now && !c->in_hot_sw[s]) {
-		c->in_hot_sw[s] = true;
-		c->hot_sw[c->num_hot_sw++] = s;
-	}
+	if (now)
+		list_hot_switch(c, s);
 }
 
 /*
@@ -1828,10 +1835,7 @@ static uint64_t reroute_by_flow(struct ft_ctx *c, struct vf_lfts *t,
 			if (c->port_next[p] == VF_NONE || c->flow[p] < hot)
 				continue;
 			c->num_hot++;
-			if (!c->in_hot_sw[s]) {
-				c->in_hot_sw[s] = true;
-				c->hot_sw[c->num_hot_sw++] = s;
-			}
+			list_hot_switch(c, s);
 		}
 	marked_at = c->num_hot;
 	/*
