@@ -180,6 +180,11 @@ def main():
                     help="then unlink host cn0005 and time the second "
                     "routing too")
     args = ap.parse_args()
+    for opt, value in (("--missing", args.missing),
+                       ("--core-missing", args.core_missing)):
+        if not 0 <= value < 1:
+            ap.error(f"{opt} {value}: a fraction of the cables, from 0 "
+                     "up to (not including) 1")
     args.plugin_dir = os.path.abspath(args.plugin_dir)
     missing = vfsim.missing_tools()
     if missing:
